@@ -1,0 +1,94 @@
+#pragma once
+// A model as the planners see it: subgraphs of tensors and operators in execution
+// order. Readers (TFLite, ONNX) and the built-in zoo produce it; lifetimes.h turns it
+// into usage records. Nothing here knows about file formats.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan {
+
+// Element types, numbered as TensorFlow Lite's TensorType so .tflite files map 1:1.
+enum class DataType : int {
+  kFloat32 = 0,
+  kFloat16 = 1,
+  kInt32 = 2,
+  kUInt8 = 3,
+  kInt64 = 4,
+  kString = 5,
+  kBool = 6,
+  kInt16 = 7,
+  kComplex64 = 8,
+  kInt8 = 9,
+  kFloat64 = 10,
+  kComplex128 = 11,
+  kUInt64 = 12,
+  kResource = 13,
+  kVariant = 14,
+  kUInt32 = 15,
+  kUInt16 = 16,
+  kInt4 = 17,
+  kBFloat16 = 18,
+};
+
+// "float32", "int4", ...; "type(N)" for an unknown value.
+std::string DataTypeName(DataType type);
+// Bits per element, or nullopt for types with no static size (string, resource, variant).
+std::optional<unsigned> DataTypeBits(DataType type);
+
+// Bytes of a tensor with `elements` elements of `type` (int4 packs two to a byte,
+// rounded up); nullopt when the type has no static size or the product overflows.
+std::optional<Bytes> TensorBytes(DataType type, std::uint64_t elements);
+
+struct Tensor {
+  std::string name;
+  DataType type = DataType::kFloat32;
+  std::vector<std::int64_t> shape;  // static shape; -1 for a dimension not known
+  // Byte size when the shape and type are static; nullopt otherwise (see `why_unsized`).
+  std::optional<Bytes> bytes;
+  std::string why_unsized;    // why `bytes` is empty, for messages
+  bool is_constant = false;   // has data in the model (weights, folded constants)
+  bool is_variable = false;   // persistent state (TFLite variable tensors)
+};
+
+struct Operator {
+  std::string type;                  // "CONV_2D", "Conv", or a custom op's name
+  std::string name;                  // node name where the format has one, else empty
+  std::vector<std::int32_t> inputs;  // tensor indices in the subgraph; -1 = absent optional
+  std::vector<std::int32_t> outputs;
+  std::vector<std::int32_t> intermediates;  // TFLite intermediates (e.g. LSTM), may be empty
+  // Subgraphs this op runs (IF then/else, WHILE cond/body, CALL_ONCE init), in the
+  // order the runtime visits them.
+  std::vector<std::int32_t> called_subgraphs;
+  std::vector<std::int64_t> int_params;  // small op parameters some consumers need
+};
+
+struct Subgraph {
+  std::string name;
+  std::vector<Tensor> tensors;
+  std::vector<Operator> ops;  // in execution order
+  std::vector<std::int32_t> inputs;
+  std::vector<std::int32_t> outputs;
+};
+
+struct Graph {
+  std::string source;  // the file or zoo name it came from
+  std::string format;  // "tflite", "onnx", "zoo"
+  std::vector<Subgraph> subgraphs;  // subgraph 0 is the entry point
+
+  std::size_t TensorCount() const;
+  std::size_t OpCount() const;
+};
+
+// Where a record came from in a graph.
+struct TensorRef {
+  std::int32_t subgraph = 0;
+  std::int32_t tensor = 0;
+  friend bool operator==(const TensorRef&, const TensorRef&) = default;
+};
+
+}  // namespace memplan

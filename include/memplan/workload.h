@@ -1,0 +1,46 @@
+#pragma once
+// A workload is what the command plans: records from a records file, or records
+// derived from a model (.tflite, .onnx, zoo:NAME) together with the graph.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "memplan/graph.h"
+#include "memplan/problem.h"
+
+namespace memplan {
+
+struct LoadOptions {
+  // Leave graph inputs and outputs out; intervals from producer to last consumer
+  // (the accounting of the TensorFlow Lite memory paper).
+  bool intermediates_only = false;
+  // Values for symbolic or batch dimensions: --dim NAME=VALUE.
+  std::vector<std::pair<std::string, std::int64_t>> dims;
+  // Whole shapes for named tensors: --shape TENSOR=1x224x224x3.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
+};
+
+struct Workload {
+  std::string label;   // the input as the user named it
+  std::string kind;    // "records", "tflite", "onnx", "zoo"
+  Problem problem;     // the records to plan
+  std::optional<Graph> graph;      // the model, when the input is one
+  std::vector<TensorRef> origins;  // per record: the tensor it stands for (models only)
+  std::size_t ops = 0;             // operators in the model (0 for records)
+};
+
+// Loads "file.json", "file.csv", "model.tflite", "model.onnx" or "zoo:NAME".
+// InputError naming the input when it cannot.
+Workload LoadWorkload(std::string_view spec, const LoadOptions& options = {});
+
+// The built-in inputs (`memplan zoo`): name and one-line description.
+struct ZooEntry {
+  std::string name;
+  std::string description;
+};
+std::vector<ZooEntry> ZooEntries();
+
+}  // namespace memplan

@@ -1,0 +1,66 @@
+// Dispatches an input name to the reader for its kind.
+#include "memplan/workload.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "memplan/error.h"
+#include "memplan/records_io.h"
+#include "src/formats/zoo_records.h"
+
+namespace memplan {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
+  Workload w;
+  w.label = std::string(spec);
+  if (spec.starts_with("zoo:")) {
+    const std::string_view name = spec.substr(4);
+    if (auto problem = ZooRecords(name)) {
+      w.kind = "records";
+      w.problem = std::move(*problem);
+      return w;
+    }
+    std::string known;
+    for (const ZooEntry& e : ZooEntries()) known += " " + e.name;
+    throw InputError(fmt::format("{}: no such built-in input; known:{}", spec, known));
+  }
+  const std::string lower = Lower(spec);
+  const std::filesystem::path path{std::string(spec)};
+  if (EndsWith(lower, ".json")) {
+    w.kind = "records";
+    w.problem = ParseRecordsJson(ReadFileBytes(path), spec);
+  } else if (EndsWith(lower, ".csv")) {
+    w.kind = "records";
+    w.problem = ParseRecordsCsv(ReadFileBytes(path), spec);
+  } else {
+    throw InputError(fmt::format(
+        "{}: unknown input kind; expected .json or .csv records, .tflite, .onnx or zoo:NAME",
+        spec));
+  }
+  (void)options;
+  return w;
+}
+
+std::vector<ZooEntry> ZooEntries() {
+  std::vector<ZooEntry> entries;
+  for (const auto& [name, description] : ZooRecordNames()) entries.push_back({name, description});
+  return entries;
+}
+
+}  // namespace memplan

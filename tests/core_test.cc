@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include "memplan/bounds.h"
+#include "memplan/error.h"
+#include "memplan/problem.h"
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+Problem Paper() {
+  Problem p;
+  p.records = {{32, 0, 1}, {28, 1, 4}, {36, 2, 5}, {16, 3, 5},
+               {8, 4, 5},  {64, 5, 7}, {10, 6, 8}, {40, 7, 8}};
+  return p;
+}
+
+TEST(Conflicts, InclusiveIntervalsTouchingAtOneStepConflict) {
+  EXPECT_TRUE(Conflicts({1, 0, 2}, {1, 2, 3}));
+  EXPECT_FALSE(Conflicts({1, 0, 1}, {1, 2, 3}));
+  EXPECT_TRUE(Conflicts({1, 0, 9}, {1, 3, 4}));
+}
+
+TEST(Bounds, PaperExampleBreadthsAndBound) {
+  const Problem p = Paper();
+  EXPECT_EQ(NaiveBytes(p), 234u);
+  EXPECT_EQ(OffsetsLowerBound(p), 124u);
+  EXPECT_EQ(StepBreadths(p.records),
+            (std::vector<Bytes>{32, 60, 64, 80, 88, 124, 74, 114, 50}));
+}
+
+TEST(Bounds, AlignmentRoundsSizesUp) {
+  Problem p;
+  p.records = {{10, 0, 1}, {20, 1, 2}};
+  p.alignment = 16;
+  EXPECT_EQ(OffsetsLowerBound(p), 16u + 32u);
+  EXPECT_EQ(NaiveBytes(p), 48u);
+}
+
+TEST(Bounds, EmptyAndZeroSizeRecords) {
+  Problem p;
+  EXPECT_EQ(OffsetsLowerBound(p), 0u);
+  p.records = {{0, 0, 5}, {0, 1, 1}};
+  EXPECT_EQ(OffsetsLowerBound(p), 0u);
+}
+
+TEST(Validate, RejectsFirstAfterLast) {
+  Problem p;
+  p.records = {{4, 3, 2}};
+  try {
+    Validate(p);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("first step 3 is after last step 2"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Validate, RejectsNegativeStepUnalignedFixedAndOverflow) {
+  Problem p;
+  p.records = {{4, -1, 2}};
+  EXPECT_THROW(Validate(p), InputError);
+
+  p.records = {{4, 0, 2}};
+  p.alignment = 8;
+  p.fixed_offsets = {Bytes{4}};
+  EXPECT_THROW(Validate(p), InputError);
+
+  p = Problem{};
+  p.records = {{~Bytes{0} / 2, 0, 1}, {~Bytes{0} / 2, 0, 1}};
+  EXPECT_THROW(Validate(p), InputError);
+
+  p = Problem{};
+  p.alignment = 0;
+  EXPECT_THROW(Validate(p), InputError);
+}
+
+TEST(Validate, AcceptsZeroSizeRecords) {
+  Problem p;
+  p.records = {{0, 0, 0}, {5, 0, 3}};
+  EXPECT_NO_THROW(Validate(p));
+}
+
+}  // namespace
+}  // namespace memplan

@@ -1,0 +1,56 @@
+#pragma once
+// Helpers shared by the tests: the shared/ folder (tests skip without it), seeded
+// random problems, and running the built command.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "memplan/problem.h"
+
+namespace memplan::testing {
+
+// ../shared beside the checkout, or nullopt when it is not there.
+std::optional<std::filesystem::path> SharedDir();
+
+// Skips the current test with a clear message when ../shared is missing.
+#define MEMPLAN_REQUIRE_SHARED(var)                                                      \
+  const auto var##_opt = ::memplan::testing::SharedDir();                                \
+  if (!var##_opt) GTEST_SKIP() << "shared/ folder not found at " MEMPLAN_SHARED_DIR      \
+                               << " (models and conformance data); skipping";            \
+  const std::filesystem::path var = *var##_opt
+
+nlohmann::json ReadJsonFile(const std::filesystem::path& path);
+
+struct RandomProblemOptions {
+  std::size_t records = 50;
+  Step steps = 40;
+  Bytes max_size = 1000;
+  Bytes alignment = 1;
+  double fixed_fraction = 0.0;  // share of records with a fixed offset
+  double zero_fraction = 0.05;  // share of zero-size records
+};
+
+// A seeded random problem; fixed offsets (if any) are made non-overlapping among
+// conflicting fixed records so the problem is feasible.
+Problem RandomProblem(std::uint64_t seed, const RandomProblemOptions& options);
+
+// Problem from conformance "records" [[size, first, last], ...].
+Problem ProblemFromJson(const nlohmann::json& records);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs the built memplan with the given argument string (shell-quoted by the caller).
+CommandResult RunMemplan(const std::string& args);
+
+// A fresh empty temporary directory for one test.
+std::filesystem::path TempDir();
+
+}  // namespace memplan::testing

@@ -1,0 +1,10 @@
+#pragma once
+// One function per subcommand: each adds itself to the app and runs when chosen.
+#include <CLI/CLI.hpp>
+
+namespace memplan::cli {
+
+void AddPlanCommand(CLI::App& app);
+void AddZooCommand(CLI::App& app);
+
+}  // namespace memplan::cli

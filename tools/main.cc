@@ -1,0 +1,38 @@
+// memplan: plans the memory of tensors for neural-network inference.
+// Exit codes: 0 success, 1 bad input, 2 bad usage, 3 internal error (a bug).
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "memplan/error.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"memplan: plan, check and explain the memory of neural-network tensors"};
+  app.set_version_flag("--version", std::string("memplan ") + MEMPLAN_VERSION);
+  app.require_subcommand(1);
+  memplan::cli::AddPlanCommand(app);
+  memplan::cli::AddZooCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const memplan::UsageError& e) {
+    fmt::print(stderr, "memplan: {}\n", e.what());
+    return 2;
+  } catch (const memplan::InputError& e) {
+    fmt::print(stderr, "memplan: {}\n", e.what());
+    return 1;
+  } catch (const memplan::InternalError& e) {
+    fmt::print(stderr, "memplan: internal error (please report): {}\n", e.what());
+    return 3;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "memplan: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "memplan: internal error (please report): {}\n", e.what());
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,66 @@
+// memplan plan INPUT...: plans each input with the selected strategies and reports.
+#include <fmt/format.h>
+
+#include "memplan/error.h"
+#include "memplan/records_io.h"
+#include "tools/commands.h"
+#include "tools/plan_output.h"
+
+namespace memplan::cli {
+
+namespace {
+
+struct PlanOptions {
+  std::vector<std::string> inputs;
+  std::vector<std::string> strategies;
+  std::optional<Bytes> align;
+  std::string format = "table";
+  std::string out;
+};
+
+void RunPlan(const PlanOptions& o) {
+  const auto keys = ExpandStrategies(o.strategies);
+  if (!o.out.empty() && o.inputs.size() != 1)
+    throw UsageError("--out writes one plan: give exactly one input");
+  nlohmann::ordered_json batch = nlohmann::ordered_json::array();
+  std::string text;
+  for (std::size_t i = 0; i < o.inputs.size(); ++i) {
+    Workload workload = LoadWorkload(o.inputs[i]);
+    if (o.align) workload.problem.alignment = *o.align;
+    const Runs runs = RunStrategies(workload, keys);
+    if (o.format == "json") {
+      batch.push_back(RunsJson(workload, runs));
+    } else if (o.format == "csv") {
+      text += RunsCsv(workload, runs, i == 0);
+    } else {
+      text += (i ? "\n" : "") + RunsTable(workload, runs);
+    }
+    if (!o.out.empty() && !runs.runs.empty())
+      WriteFileAtomically(o.out, PlanFileJson(workload, runs.runs[runs.best]).dump(2) + "\n");
+  }
+  if (o.format == "json")
+    fmt::print("{}\n", (batch.size() == 1 ? batch[0] : batch).dump(2));
+  else
+    fmt::print("{}", text);
+}
+
+}  // namespace
+
+void AddPlanCommand(CLI::App& app) {
+  auto options = std::make_shared<PlanOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Plan memory for records or a model with one or more strategies");
+  cmd->add_option("inputs", options->inputs,
+                  "records .json/.csv, model .tflite/.onnx, or zoo:NAME (several for a batch)")
+      ->required();
+  cmd->add_option("-s,--strategy", options->strategies,
+                  "all (default), offsets, or offsets/NAME; repeatable");
+  cmd->add_option("--align", options->align, "alignment of every offset in bytes")
+      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
+  cmd->add_option("-f,--format", options->format, "table, json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_option("-o,--out", options->out, "write the best (or the one chosen) plan as JSON");
+  cmd->callback([options] { RunPlan(*options); });
+}
+
+}  // namespace memplan::cli

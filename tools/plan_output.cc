@@ -1,0 +1,115 @@
+#include "tools/plan_output.h"
+
+#include <fmt/format.h>
+
+#include "memplan/table.h"
+
+namespace memplan::cli {
+
+namespace {
+
+double Ratio(Bytes bytes, Bytes bound) {
+  return bound == 0 ? 1.0 : static_cast<double>(bytes) / static_cast<double>(bound);
+}
+
+// Rounds to 4 decimals so JSON stays short and stable.
+double Round4(double v) { return static_cast<double>(static_cast<long long>(v * 10000 + 0.5)) / 10000; }
+
+}  // namespace
+
+nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
+  nlohmann::ordered_json j;
+  j["input"] = workload.label;
+  j["tensors"] = workload.problem.size();
+  if (workload.graph) j["ops"] = workload.ops;
+  j["alignment"] = workload.problem.alignment;
+  j["naive_bytes"] = runs.naive_bytes;
+  j["lower_bound_bytes"] = runs.lower_bound_bytes;
+  auto& results = j["results"] = nlohmann::ordered_json::array();
+  for (const StrategyRun& run : runs.runs) {
+    nlohmann::ordered_json r;
+    r["mode"] = run.mode;
+    r["strategy"] = run.strategy;
+    r["bytes"] = run.bytes;
+    r["ratio"] = Round4(Ratio(run.bytes, runs.lower_bound_bytes));
+    r["optimal"] = run.bytes == runs.lower_bound_bytes;
+    r["plan_ms"] = Round4(run.plan_ms);
+    results.push_back(std::move(r));
+  }
+  if (!runs.runs.empty()) {
+    const StrategyRun& best = runs.runs[runs.best];
+    j["best"] = {{"mode", best.mode}, {"strategy", best.strategy}, {"bytes", best.bytes}};
+  } else {
+    j["best"] = nullptr;
+  }
+  return j;
+}
+
+std::string RunsTable(const Workload& workload, const Runs& runs) {
+  std::string out = fmt::format("{}: {} tensors", workload.label, workload.problem.size());
+  if (workload.graph) out += fmt::format(", {} ops", workload.ops);
+  out += fmt::format(", naive {} B, lower bound {} B", WithThousands(runs.naive_bytes),
+                     WithThousands(runs.lower_bound_bytes));
+  if (workload.problem.alignment > 1)
+    out += fmt::format(", alignment {}", workload.problem.alignment);
+  out += "\n";
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < runs.runs.size(); ++i) {
+    const StrategyRun& run = runs.runs[i];
+    rows.push_back({i == runs.best ? "*" : "", run.mode, run.strategy, WithThousands(run.bytes),
+                    fmt::format("{:.2f}", static_cast<double>(run.bytes) / (1024.0 * 1024.0)),
+                    fmt::format("{:.3f}", Ratio(run.bytes, runs.lower_bound_bytes)),
+                    run.bytes == runs.lower_bound_bytes ? "optimal" : "",
+                    fmt::format("{:.2f}", run.plan_ms)});
+  }
+  out += RenderTable({{""},
+                      {"mode"},
+                      {"strategy"},
+                      {"bytes", true},
+                      {"MiB", true},
+                      {"× bound", true},
+                      {"optimal"},
+                      {"ms", true}},
+                     rows);
+  return out;
+}
+
+std::string RunsCsv(const Workload& workload, const Runs& runs, bool header) {
+  std::string out = header ? "input,tensors,mode,strategy,bytes,ratio,optimal,plan_ms,best\n" : "";
+  for (std::size_t i = 0; i < runs.runs.size(); ++i) {
+    const StrategyRun& run = runs.runs[i];
+    out += fmt::format("{},{},{},{},{},{:.4f},{},{:.4f},{}\n", workload.label,
+                       workload.problem.size(), run.mode, run.strategy, run.bytes,
+                       Ratio(run.bytes, runs.lower_bound_bytes),
+                       run.bytes == runs.lower_bound_bytes, run.plan_ms, i == runs.best);
+  }
+  return out;
+}
+
+nlohmann::ordered_json PlanFileJson(const Workload& workload, const StrategyRun& run) {
+  const Problem& problem = workload.problem;
+  nlohmann::ordered_json j;
+  j["mode"] = run.mode;
+  j["strategy"] = run.strategy;
+  j["arena_bytes"] = run.offsets->arena_bytes;
+  j["alignment"] = problem.alignment;
+  auto& tensors = j["tensors"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const UsageRecord& r = problem.records[i];
+    nlohmann::ordered_json t;
+    t["index"] = i;
+    t["name"] = problem.NameOf(i);
+    if (i < workload.origins.size()) {
+      t["subgraph"] = workload.origins[i].subgraph;
+      t["tensor"] = workload.origins[i].tensor;
+    }
+    t["size"] = r.size;
+    t["first"] = r.first;
+    t["last"] = r.last;
+    t["offset"] = run.offsets->offsets[i];
+    tensors.push_back(std::move(t));
+  }
+  return j;
+}
+
+}  // namespace memplan::cli

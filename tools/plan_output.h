@@ -1,0 +1,22 @@
+#pragma once
+// What `memplan plan` prints (table, JSON, CSV) and what --out writes.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/strategy_runs.h"
+
+namespace memplan::cli {
+
+// The summary JSON of one workload: {"input", "tensors", ..., "results", "best"}.
+nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs);
+
+// The human table of one workload, with a header line.
+std::string RunsTable(const Workload& workload, const Runs& runs);
+
+// One CSV block: a header line (when `header`) and a line per strategy.
+std::string RunsCsv(const Workload& workload, const Runs& runs, bool header);
+
+// The plan file of one run: {"mode": "offsets", "strategy", "arena_bytes", ...}.
+nlohmann::ordered_json PlanFileJson(const Workload& workload, const StrategyRun& run);
+
+}  // namespace memplan::cli
