@@ -6,5 +6,7 @@ namespace memplan::cli {
 
 void AddPlanCommand(CLI::App& app);
 void AddZooCommand(CLI::App& app);
+void AddShowCommand(CLI::App& app);
+void AddVerifyCommand(CLI::App& app);
 
 }  // namespace memplan::cli

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   memplan::cli::AddPlanCommand(app);
   memplan::cli::AddZooCommand(app);
+  memplan::cli::AddShowCommand(app);
+  memplan::cli::AddVerifyCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,7 @@
 #include "memplan/table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace memplan {
@@ -51,6 +53,21 @@ std::string WithThousands(std::uint64_t value) {
     out += digits[i];
   }
   return out;
+}
+
+std::string HumanBytes(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 6) {
+    value /= 1024;
+    ++unit;
+  }
+  std::string number = fmt::format("{:.2f}", value);
+  while (number.back() == '0') number.pop_back();
+  if (number.back() == '.') number.pop_back();
+  return number + " " + kUnits[unit];
 }
 
 }  // namespace memplan

@@ -1,0 +1,42 @@
+#pragma once
+// What a memory map shows: one plan of a workload as rectangles (x = steps a tensor is
+// alive, y = its bytes in the arena), with the totals a reader compares it against.
+// The SVG and HTML renderers (svg.h, html.h) draw it; both offsets plans and
+// shared-objects plans (objects stacked one above the other) become a MapPlan.
+
+#include <string>
+#include <vector>
+
+#include "memplan/plan.h"
+#include "memplan/workload.h"
+
+namespace memplan {
+
+// One plan to draw.
+struct MapPlan {
+  std::string key;             // "mode/strategy", e.g. "offsets/greedy_by_size"
+  std::vector<Bytes> offsets;  // where record i is drawn: its offset, or its object's base
+  Bytes bytes = 0;             // the plan's cost: arena bytes, or Σ object sizes
+  // Empty: one colour per record. Otherwise the object of each record, so records
+  // sharing an object share a colour (shared-objects plans).
+  std::vector<std::size_t> groups;
+};
+
+// An offsets plan as a map (one colour per tensor).
+MapPlan MapOfOffsets(const std::string& key, const OffsetPlan& plan);
+
+// The figures every map states, computed once per workload.
+struct MapTotals {
+  Bytes lower_bound = 0;  // offsets lower bound: the peak of live bytes
+  Bytes naive = 0;        // Σ sizes (aligned)
+  Step steps = 0;         // max(last) + 1; 0 with no records
+  std::size_t empty = 0;  // records of size 0 (not drawn)
+};
+
+MapTotals ComputeMapTotals(const Problem& problem);
+
+// "producer #3 CONV_2D 'conv1'; consumers #4 ADD, #5 RELU" per record, from the
+// workload's graph and origins; empty strings when the workload has no graph.
+std::vector<std::string> TensorOpSummaries(const Workload& workload);
+
+}  // namespace memplan

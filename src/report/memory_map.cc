@@ -1,0 +1,85 @@
+#include "memplan/memory_map.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "memplan/bounds.h"
+
+namespace memplan {
+
+MapPlan MapOfOffsets(const std::string& key, const OffsetPlan& plan) {
+  return MapPlan{key, plan.offsets, plan.arena_bytes, {}};
+}
+
+MapTotals ComputeMapTotals(const Problem& problem) {
+  MapTotals totals;
+  totals.lower_bound = OffsetsLowerBound(problem);
+  totals.naive = NaiveBytes(problem);
+  for (const UsageRecord& r : problem.records) {
+    totals.steps = std::max(totals.steps, r.last + 1);
+    if (r.size == 0) ++totals.empty;
+  }
+  return totals;
+}
+
+namespace {
+
+// "#3 CONV_2D 'conv1'" (the op's index in its subgraph, type, name when it has one).
+std::string OpLabel(const Operator& op, std::size_t index) {
+  std::string label = fmt::format("#{} {}", index, op.type.empty() ? "?" : op.type);
+  if (!op.name.empty()) label += fmt::format(" '{}'", op.name);
+  return label;
+}
+
+}  // namespace
+
+std::vector<std::string> TensorOpSummaries(const Workload& workload) {
+  const std::size_t n = workload.problem.size();
+  std::vector<std::string> out(n);
+  if (!workload.graph || workload.origins.size() != n) return out;
+  const Graph& graph = *workload.graph;
+  // Per subgraph and tensor: the ops writing it and the ops reading it.
+  struct Uses {
+    std::vector<std::size_t> producers, consumers;
+  };
+  std::vector<std::vector<Uses>> uses(graph.subgraphs.size());
+  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s) {
+    const Subgraph& sub = graph.subgraphs[s];
+    uses[s].resize(sub.tensors.size());
+    auto note = [&](std::int32_t tensor, std::size_t op, bool produces) {
+      if (tensor < 0 || static_cast<std::size_t>(tensor) >= sub.tensors.size()) return;
+      auto& list = produces ? uses[s][tensor].producers : uses[s][tensor].consumers;
+      if (list.empty() || list.back() != op) list.push_back(op);
+    };
+    for (std::size_t k = 0; k < sub.ops.size(); ++k) {
+      for (std::int32_t t : sub.ops[k].inputs) note(t, k, false);
+      for (std::int32_t t : sub.ops[k].outputs) note(t, k, true);
+      for (std::int32_t t : sub.ops[k].intermediates) note(t, k, true);
+    }
+  }
+  constexpr std::size_t kMaxListed = 6;  // long fan-outs are cut so tooltips stay small
+  auto list = [&](const Subgraph& sub, const std::vector<std::size_t>& ops) {
+    std::string text;
+    for (std::size_t k = 0; k < ops.size() && k < kMaxListed; ++k)
+      text += (k ? ", " : "") + OpLabel(sub.ops[ops[k]], ops[k]);
+    if (ops.size() > kMaxListed) text += fmt::format(" and {} more", ops.size() - kMaxListed);
+    return text;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const TensorRef& ref = workload.origins[i];
+    if (ref.subgraph < 0 || static_cast<std::size_t>(ref.subgraph) >= graph.subgraphs.size())
+      continue;
+    const Subgraph& sub = graph.subgraphs[ref.subgraph];
+    if (ref.tensor < 0 || static_cast<std::size_t>(ref.tensor) >= sub.tensors.size()) continue;
+    const Uses& u = uses[ref.subgraph][ref.tensor];
+    std::string text = graph.subgraphs.size() > 1 ? fmt::format("subgraph {}; ", ref.subgraph) : "";
+    text +=
+        u.producers.empty() ? "no producer (graph input)" : "produced by " + list(sub, u.producers);
+    text += u.consumers.empty() ? "; no consumer" : "; read by " + list(sub, u.consumers);
+    out[i] = std::move(text);
+  }
+  return out;
+}
+
+}  // namespace memplan

@@ -1,0 +1,392 @@
+// Draws a memory map: steps across, addresses up, a rectangle per tensor.
+#include "src/report/svg_map.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "memplan/error.h"
+#include "memplan/table.h"
+#include "src/report/axis.h"
+#include "src/report/palette.h"
+#include "src/report/xml_text.h"
+
+namespace memplan::report {
+
+namespace {
+
+// Page and plot geometry, in SVG user units (pixels at 100 %).
+constexpr double kWidth = 1200, kHeight = 720;
+constexpr double kPlotLeft = 88, kPlotTop = 76, kPlotRight = 936, kPlotBottom = 656;
+constexpr double kPanelLeft = 960, kPanelRight = 1188;
+// Average advance of a character at the label size, to decide whether a label fits.
+constexpr double kLabelFont = 10, kLabelCharWidth = 6.1;
+constexpr std::size_t kMinLabelChars = 8;
+// Rectangles smaller than this (either side) lose their outline: on dense maps the
+// outlines would otherwise paint everything white.
+constexpr double kOutlineMin = 4;
+// The legend lists tensors one by one up to this many.
+constexpr std::size_t kLegendRows = 20;
+
+constexpr const char* kStyle =
+    ".tensor{stroke:#fff;stroke-width:.75px}.tensor.bare{stroke:none}"
+    ".label{font-size:10px;fill:#1b1b1b;text-anchor:middle}"
+    ".halo{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
+    ".axis{font-size:11px;fill:#333}.key{font-size:12px;fill:#555}"
+    ".value{font-size:12px;fill:#111;text-anchor:end}.head{font-size:13px;font-weight:bold}";
+
+struct Geometry {
+  double steps = 1;  // columns across the plot (>= 1)
+  double top = 1;    // bytes at the top of the plot (>= 1)
+  double X(double step) const { return kPlotLeft + step / steps * (kPlotRight - kPlotLeft); }
+  double Y(double bytes) const { return kPlotBottom - bytes / top * (kPlotBottom - kPlotTop); }
+};
+
+// "124 B" below 1 KiB, else "1.5 KiB (1,536 B)".
+std::string Exact(Bytes bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  return fmt::format("{} ({} B)", HumanBytes(bytes), WithThousands(bytes));
+}
+
+class Drawing {
+ public:
+  Drawing(const Workload& workload, const MapPlan& plan, const MapTotals& totals,
+          const SvgOptions& options)
+      : w_(workload), problem_(workload.problem), plan_(plan), totals_(totals), options_(options) {
+    g_.steps = static_cast<double>(std::max<Step>(totals.steps, 1));
+    const Bytes highest = std::max({plan.bytes, totals.lower_bound, Bytes{1}});
+    g_.top = static_cast<double>(highest) * 1.05;
+  }
+
+  std::string Render() {
+    if (options_.standalone) out_ += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    out_ += fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+        "viewBox=\"0 0 {0} {1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+        kWidth, kHeight);
+    out_ += fmt::format("<style>{}</style>\n", kStyle);
+    out_ += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#fff\"/>\n", kWidth, kHeight);
+    Title();
+    Grid();
+    Tensors();
+    Labels();
+    Lines();
+    Axes();
+    PeakMarks();
+    Panel();
+    out_ += "</svg>\n";
+    return std::move(out_);
+  }
+
+ private:
+  std::size_t ColourKey(std::size_t i) const { return plan_.groups.empty() ? i : plan_.groups[i]; }
+
+  void Text(double x, double y, const std::string& cls, const std::string& text,
+            const std::string& extra = "") {
+    out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"{}\"{}>{}</text>\n", Coord(x), Coord(y),
+                        cls, extra, XmlEscape(text));
+  }
+
+  void Title() {
+    out_ += fmt::format(
+        "<text x=\"20\" y=\"30\" font-size=\"18\" font-weight=\"bold\">Memory plan of {}</text>\n",
+        XmlEscape(Ellipsize(w_.label, 70)));
+    const std::string sub = fmt::format(
+        "{}: arena {}, lower bound {}, {} tensors over {} steps", plan_.key,
+        HumanBytes(plan_.bytes), HumanBytes(totals_.lower_bound), problem_.size(), totals_.steps);
+    out_ += fmt::format("<text x=\"20\" y=\"52\" font-size=\"13\" fill=\"#444\">{}</text>\n",
+                        XmlEscape(sub));
+  }
+
+  void Grid() {
+    out_ += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f6f6f6\"/>\n<g "
+        "stroke=\"#e2e2e2\" stroke-width=\"1\">\n",
+        kPlotLeft, kPlotTop, kPlotRight - kPlotLeft, kPlotBottom - kPlotTop);
+    for (const Tick& t : ByteTicks(g_.top, 8))
+      out_ += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", kPlotLeft,
+                          kPlotRight, Coord(g_.Y(t.value)), Coord(g_.Y(t.value)));
+    // Step boundaries only while columns are wide enough to tell apart.
+    if (g_.steps <= 60)
+      for (double s = 1; s < g_.steps; ++s)
+        out_ += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", Coord(g_.X(s)),
+                            kPlotTop, kPlotBottom);
+    out_ += "</g>\n";
+  }
+
+  struct Box {
+    double x, y, w, h;
+  };
+  Box BoxOf(std::size_t i) const {
+    const UsageRecord& r = problem_.records[i];
+    const double off = static_cast<double>(plan_.offsets[i]);
+    const double x0 = g_.X(static_cast<double>(r.first));
+    const double x1 = g_.X(static_cast<double>(r.last + 1));
+    const double y1 = g_.Y(off), y0 = g_.Y(off + static_cast<double>(r.size));
+    return {x0, y0, x1 - x0, y1 - y0};
+  }
+
+  std::string Tooltip(std::size_t i) const {
+    const UsageRecord& r = problem_.records[i];
+    std::string text = fmt::format("{}: {}, steps {}..{}, offset {}", problem_.NameOf(i),
+                                   Exact(r.size), r.first, r.last, plan_.offsets[i]);
+    if (!plan_.groups.empty()) text += fmt::format(", object {}", plan_.groups[i]);
+    if (options_.op_summaries && i < options_.op_summaries->size() &&
+        !(*options_.op_summaries)[i].empty())
+      text += "\n" + (*options_.op_summaries)[i];
+    return text;
+  }
+
+  void Tensors() {
+    // One id per document: the HTML page holds several maps.
+    out_ +=
+        options_.standalone ? "<g id=\"tensors\" class=\"tensors\">\n" : "<g class=\"tensors\">\n";
+    for (std::size_t i = 0; i < problem_.size(); ++i) {
+      if (problem_.records[i].size == 0) continue;
+      const Box b = BoxOf(i);
+      // Sub-pixel slivers stay in the picture (and in hover) as hairlines.
+      const double h = std::max(b.h, 0.01);
+      const bool bare = b.w < kOutlineMin || b.h < kOutlineMin;
+      out_ += fmt::format(
+          "<rect class=\"tensor{}\" data-i=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+          "fill=\"{}\"",
+          bare ? " bare" : "", i, Coord(b.x), Coord(b.y), Coord(b.w), Coord(h),
+          FillColour(ColourKey(i)));
+      if (options_.standalone)
+        out_ += fmt::format("><title>{}</title></rect>\n", XmlEscape(Tooltip(i)));
+      else
+        out_ += "/>\n";
+    }
+    out_ += "</g>\n";
+  }
+
+  // Names (and sizes, where there is room) inside the rectangles they fit in.
+  void Labels() {
+    out_ += "<g pointer-events=\"none\">\n";
+    for (std::size_t i = 0; i < problem_.size(); ++i) {
+      if (problem_.records[i].size == 0) continue;
+      const Box b = BoxOf(i);
+      if (b.h < kLabelFont + 2) continue;
+      const auto fit = static_cast<std::size_t>(std::max(0.0, (b.w - 4) / kLabelCharWidth));
+      const std::string name = problem_.NameOf(i);
+      // A name cut to a few letters says nothing; such rectangles keep only their tooltip.
+      if (fit < std::min<std::size_t>(CodePoints(name), kMinLabelChars)) continue;
+      const std::string size = HumanBytes(problem_.records[i].size);
+      const bool two_lines = b.h >= 2 * kLabelFont + 6 && CodePoints(size) <= fit;
+      const double cx = b.x + b.w / 2, cy = b.y + b.h / 2;
+      if (two_lines) {
+        Text(cx, cy - 2, "label", Ellipsize(name, fit));
+        Text(cx, cy + kLabelFont, "label", size);
+      } else {
+        Text(cx, cy + kLabelFont * 0.35, "label", Ellipsize(name, fit));
+      }
+    }
+    out_ += "</g>\n";
+  }
+
+  // The steps where the live bytes reach the lower bound (sizes aligned, as the bound
+  // counts them), as red bars under the plot: where the plan is forced to be tall.
+  // Adjacent intervals closer than half a pixel merge, so a million steps still give a
+  // short list of bars.
+  void PeakMarks() {
+    if (totals_.lower_bound == 0) return;
+    std::vector<std::pair<Step, std::int64_t>> events;
+    for (const UsageRecord& r : problem_.records) {
+      if (r.size == 0) continue;
+      const auto size = static_cast<std::int64_t>(AlignUp(r.size, problem_.alignment));
+      events.emplace_back(r.first, size);
+      events.emplace_back(r.last + 1, -size);
+    }
+    std::sort(events.begin(), events.end());
+    std::vector<std::pair<double, double>> bars;  // pixel ranges
+    std::int64_t live = 0;
+    for (std::size_t k = 0; k < events.size();) {
+      const Step at = events[k].first;
+      while (k < events.size() && events[k].first == at) live += events[k++].second;
+      if (k == events.size() || static_cast<Bytes>(live) != totals_.lower_bound) continue;
+      const double x0 = g_.X(static_cast<double>(at));
+      const double x1 = g_.X(static_cast<double>(events[k].first));
+      if (!bars.empty() && x0 - bars.back().second < 0.5)
+        bars.back().second = x1;
+      else
+        bars.emplace_back(x0, x1);
+    }
+    out_ += "<g stroke=\"#c62828\" stroke-width=\"5\">";
+    for (const auto& [x0, x1] : bars)
+      out_ += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", Coord(x0),
+                          Coord(std::max(x1, x0 + 2)), Coord(kPlotBottom + 2.5));
+    out_ += "</g>\n";
+  }
+
+  void Lines() {
+    const double arena_y = g_.Y(static_cast<double>(plan_.bytes));
+    const double bound_y = g_.Y(static_cast<double>(totals_.lower_bound));
+    out_ += fmt::format(
+        "<g pointer-events=\"none\"><line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" "
+        "stroke=\"#222\" stroke-width=\"1.3\"/>\n"
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{3}\" y2=\"{3}\" stroke=\"#c62828\" "
+        "stroke-width=\"1.6\" stroke-dasharray=\"7 4\"/>\n",
+        kPlotLeft, kPlotRight, Coord(arena_y), Coord(bound_y));
+    const std::string extra = " font-size=\"12\" text-anchor=\"end\"";
+    const double x = kPlotRight - 6;
+    if (plan_.bytes == totals_.lower_bound) {
+      Text(x, arena_y - 5, "halo",
+           fmt::format("arena = lower bound = {} (optimal)", HumanBytes(plan_.bytes)),
+           extra + " fill=\"#c62828\"");
+    } else {
+      // The higher line's label goes above it, the lower one's below, so they never
+      // collide however close the two lines are.
+      const bool arena_higher = plan_.bytes > totals_.lower_bound;
+      Text(x, arena_higher ? arena_y - 5 : arena_y + 14, "halo",
+           fmt::format("arena {}", HumanBytes(plan_.bytes)), extra + " fill=\"#222\"");
+      Text(x, arena_higher ? bound_y + 14 : bound_y - 5, "halo",
+           fmt::format("lower bound {}", HumanBytes(totals_.lower_bound)),
+           extra + " fill=\"#c62828\"");
+    }
+    out_ += "</g>\n";
+    if (problem_.size() == totals_.empty)
+      Text((kPlotLeft + kPlotRight) / 2, (kPlotTop + kPlotBottom) / 2, "axis",
+           "no tensor takes memory", " text-anchor=\"middle\" style=\"font-size:14px\"");
+  }
+
+  void Axes() {
+    out_ += fmt::format(
+        "<g stroke=\"#333\" stroke-width=\"1\"><line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" "
+        "y2=\"{2}\"/><line x1=\"{0}\" x2=\"{3}\" y1=\"{2}\" y2=\"{2}\"/>\n",
+        kPlotLeft, kPlotTop, kPlotBottom, kPlotRight);
+    const auto byte_ticks = ByteTicks(g_.top, 8);
+    for (const Tick& t : byte_ticks)
+      out_ += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", kPlotLeft - 5,
+                          kPlotLeft, Coord(g_.Y(t.value)));
+    // Step ticks sit in the middle of their column.
+    const auto step_ticks = StepTicks(g_.steps - 1, 10);
+    for (const Tick& t : step_ticks)
+      out_ += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>",
+                          Coord(g_.X(t.value + 0.5)), kPlotBottom, kPlotBottom + 5);
+    out_ += "\n</g>\n";
+    for (const Tick& t : byte_ticks)
+      Text(kPlotLeft - 8, g_.Y(t.value) + 4, "axis", t.label, " text-anchor=\"end\"");
+    for (const Tick& t : step_ticks)
+      Text(g_.X(t.value + 0.5), kPlotBottom + 18, "axis", t.label, " text-anchor=\"middle\"");
+    Text((kPlotLeft + kPlotRight) / 2, kPlotBottom + 40, "axis", "execution step",
+         " text-anchor=\"middle\" style=\"font-size:12px\"");
+    Text(22, (kPlotTop + kPlotBottom) / 2, "axis", "offset in the arena",
+         fmt::format(
+             " text-anchor=\"middle\" style=\"font-size:12px\" transform=\"rotate(-90 22 {})\"",
+             Coord((kPlotTop + kPlotBottom) / 2)));
+  }
+
+  void Row(double& y, const std::string& key, const std::string& value) {
+    Text(kPanelLeft, y, "key", key);
+    Text(kPanelRight, y, "value", value);
+    y += 18;
+  }
+
+  // A byte count: "1.5 KiB (1,536 B)" on the key's line when it fits, else the exact
+  // count on a line of its own.
+  void BytesRow(double& y, const std::string& key, Bytes bytes) {
+    constexpr double kCharWidth = 7.0;  // generous average at 12px, digits included
+    const std::string both = Exact(bytes);
+    if (static_cast<double>(CodePoints(key) + CodePoints(both)) * kCharWidth + 12 <=
+        kPanelRight - kPanelLeft) {
+      Row(y, key, both);
+      return;
+    }
+    Row(y, key, HumanBytes(bytes));
+    Text(kPanelRight, y - 3, "value", fmt::format("{} B", WithThousands(bytes)),
+         " style=\"font-size:11px;fill:#666\"");
+    y += 15;
+  }
+
+  void Panel() {
+    double y = kPlotTop + 10;
+    Text(kPanelLeft, y, "head", "Summary");
+    y += 22;
+    const double ratio = totals_.lower_bound == 0 ? 1.0
+                                                  : static_cast<double>(plan_.bytes) /
+                                                        static_cast<double>(totals_.lower_bound);
+    Row(y, "plan", Ellipsize(plan_.key, 28));
+    BytesRow(y, "arena", plan_.bytes);
+    BytesRow(y, "lower bound", totals_.lower_bound);
+    Row(y, "× lower bound",
+        fmt::format("{:.3f}{}", ratio, plan_.bytes <= totals_.lower_bound ? " (optimal)" : ""));
+    BytesRow(y, "naive", totals_.naive);
+    if (totals_.naive > 0 && plan_.bytes <= totals_.naive)
+      Row(y, "saved vs naive",
+          fmt::format("{:.1f} %", 100.0 * static_cast<double>(totals_.naive - plan_.bytes) /
+                                      static_cast<double>(totals_.naive)));
+    Row(y, "tensors",
+        totals_.empty ? fmt::format("{} ({} empty)", problem_.size(), totals_.empty)
+                      : fmt::format("{}", problem_.size()));
+    Row(y, "steps", fmt::format("{}", totals_.steps));
+    if (w_.graph) Row(y, "ops", fmt::format("{}", w_.ops));
+    Row(y, "alignment", fmt::format("{} B", problem_.alignment));
+
+    y += 12;
+    Text(kPanelLeft, y, "head", "Key");
+    y += 20;
+    auto line_key = [&](const std::string& stroke, const std::string& text) {
+      out_ += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" {3}/>\n", kPanelLeft,
+                          kPanelLeft + 28, Coord(y - 4), stroke);
+      Text(kPanelLeft + 36, y, "key", text);
+      y += 18;
+    };
+    line_key("stroke=\"#222\" stroke-width=\"1.3\"", "arena (the plan's size)");
+    line_key("stroke=\"#c62828\" stroke-width=\"1.6\" stroke-dasharray=\"7 4\"",
+             "lower bound (peak live bytes)");
+    line_key("stroke=\"#c62828\" stroke-width=\"4\"", "steps at the lower bound");
+    Legend(y);
+  }
+
+  // Swatches with names for small maps; a sentence for large ones.
+  void Legend(double y) {
+    y += 12;
+    Text(kPanelLeft, y, "head", plan_.groups.empty() ? "Tensors" : "Tensors (colour = object)");
+    y += 20;
+    std::vector<std::size_t> shown;
+    for (std::size_t i = 0; i < problem_.size(); ++i)
+      if (problem_.records[i].size > 0) shown.push_back(i);
+    if (shown.size() > kLegendRows) {
+      Text(kPanelLeft, y, "key",
+           plan_.groups.empty()
+               ? fmt::format("{} rectangles, one colour each", shown.size())
+               : fmt::format("{} rectangles, one colour per object", shown.size()));
+      Text(kPanelLeft, y + 17, "key", "hover one for its name and lifetime");
+      return;
+    }
+    for (std::size_t i : shown) {
+      out_ += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"11\" fill=\"{}\" stroke=\"#999\" "
+          "stroke-width=\".5\"/>\n",
+          kPanelLeft, Coord(y - 10), FillColour(ColourKey(i)));
+      Text(kPanelLeft + 20, y, "key", Ellipsize(problem_.NameOf(i), 20));
+      Text(kPanelRight, y, "value", HumanBytes(problem_.records[i].size));
+      y += 16;
+    }
+  }
+
+  const Workload& w_;
+  const Problem& problem_;
+  const MapPlan& plan_;
+  const MapTotals& totals_;
+  const SvgOptions& options_;
+  Geometry g_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string DrawMap(const Workload& workload, const MapPlan& plan, const MapTotals& totals,
+                    const SvgOptions& options) {
+  const std::size_t n = workload.problem.size();
+  if (plan.offsets.size() != n)
+    throw InternalError(fmt::format("memory map of {}: {} offsets for {} records", plan.key,
+                                    plan.offsets.size(), n));
+  if (!plan.groups.empty() && plan.groups.size() != n)
+    throw InternalError(fmt::format("memory map of {}: {} objects for {} records", plan.key,
+                                    plan.groups.size(), n));
+  return Drawing(workload, plan, totals, options).Render();
+}
+
+}  // namespace memplan::report

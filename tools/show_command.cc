@@ -1,0 +1,128 @@
+// memplan show INPUT: draws one plan (SVG, TFLM's ASCII map) or several (HTML).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "memplan/error.h"
+#include "memplan/html.h"
+#include "memplan/memory_map.h"
+#include "memplan/offsets.h"
+#include "memplan/records_io.h"
+#include "memplan/svg.h"
+#include "memplan/table.h"
+#include "memplan/tflm_print.h"
+#include "tools/commands.h"
+#include "tools/strategy_runs.h"
+
+namespace memplan::cli {
+
+namespace {
+
+// Beyond this many steps the default output leaves the ASCII map out (one line per
+// step); --ascii prints it anyway.
+constexpr Step kAsciiStepsByDefault = 2000;
+
+struct ShowOptions {
+  std::string input;
+  std::vector<std::string> strategies;
+  std::optional<Bytes> align;
+  std::string svg;
+  std::string html;
+  bool ascii = false;
+};
+
+// A run as a map. Objects plans will map here too (objects stacked by id, colour per
+// object) once the objects engineer's ObjectPlan is in StrategyRun.
+std::optional<MapPlan> MapOfRun(const StrategyRun& run) {
+  if (run.offsets) return MapOfOffsets(run.Key(), *run.offsets);
+  return std::nullopt;
+}
+
+// What a single picture shows when the user names no strategy: `best` when the
+// registry has it, else the smallest of all offsets strategies.
+std::vector<std::string> DefaultSingleKeys() {
+  if (FindOffsetStrategy("best")) return {"offsets/best"};
+  return ExpandStrategies({"offsets"});
+}
+
+std::string Summary(const Workload& workload, const MapPlan& plan) {
+  const MapTotals totals = ComputeMapTotals(workload.problem);
+  const double ratio = totals.lower_bound == 0 ? 1.0
+                                               : static_cast<double>(plan.bytes) /
+                                                     static_cast<double>(totals.lower_bound);
+  std::string out = fmt::format("{}: {} tensors, {} steps", workload.label, workload.problem.size(),
+                                totals.steps);
+  if (workload.graph) out += fmt::format(", {} ops", workload.ops);
+  out += fmt::format(", alignment {}\n", workload.problem.alignment);
+  out +=
+      fmt::format("{}: arena {} B, lower bound {} B (× {:.3f}{}), naive {} B\n", plan.key,
+                  WithThousands(plan.bytes), WithThousands(totals.lower_bound), ratio,
+                  plan.bytes <= totals.lower_bound ? ", optimal" : "", WithThousands(totals.naive));
+  return out;
+}
+
+void RunShow(const ShowOptions& o) {
+  Workload workload = LoadWorkload(o.input);
+  if (o.align) workload.problem.alignment = *o.align;
+  const bool named = !o.strategies.empty();
+  const std::vector<std::string> single_keys =
+      named ? ExpandStrategies(o.strategies) : DefaultSingleKeys();
+  const std::vector<std::string> keys =
+      !o.html.empty() && !named ? ExpandStrategies({"all"}) : single_keys;
+  const Runs runs = RunStrategies(workload, keys);
+
+  std::vector<MapPlan> maps;
+  std::optional<std::size_t> single;  // index in `maps` of the plan single views show
+  for (const StrategyRun& run : runs.runs) {
+    auto map = MapOfRun(run);
+    if (!map) continue;
+    const bool candidate =
+        std::find(single_keys.begin(), single_keys.end(), run.Key()) != single_keys.end();
+    if (candidate && (!single || map->bytes < maps[*single].bytes)) single = maps.size();
+    maps.push_back(std::move(*map));
+  }
+  if (!single) throw UsageError("show draws offsets plans; choose at least one offsets strategy");
+  const MapPlan& plan = maps[*single];
+
+  if (!o.svg.empty()) WriteFileAtomically(o.svg, RenderSvg(workload, plan));
+  if (!o.html.empty()) WriteFileAtomically(o.html, RenderHtml(workload, maps, *single));
+  if (o.ascii) {
+    fmt::print("{}", TflmMemoryPlanText(workload.problem, plan.offsets));
+    return;
+  }
+  if (!o.svg.empty() || !o.html.empty()) {
+    if (!o.svg.empty())
+      fmt::print("wrote {} ({}, {} B)\n", o.svg, plan.key, WithThousands(plan.bytes));
+    if (!o.html.empty()) fmt::print("wrote {} ({} plans)\n", o.html, maps.size());
+    return;
+  }
+  fmt::print("{}\n", Summary(workload, plan));
+  const Step steps = ComputeMapTotals(workload.problem).steps;
+  if (steps > kAsciiStepsByDefault)
+    fmt::print("(the map has {} steps, one line each; --ascii prints it)\n", steps);
+  else
+    fmt::print("{}", TflmMemoryPlanText(workload.problem, plan.offsets));
+}
+
+}  // namespace
+
+void AddShowCommand(CLI::App& app) {
+  auto options = std::make_shared<ShowOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "show", "Draw a plan: SVG memory map, HTML page with every plan, or TFLM's ASCII map");
+  cmd->add_option("input", options->input, "records .json/.csv, model .tflite/.onnx, or zoo:NAME")
+      ->required();
+  cmd->add_option("-s,--strategy", options->strategies,
+                  "offsets/NAME to draw (default: the smallest offsets plan; for --html: all); "
+                  "with several, pictures show the smallest and HTML all of them");
+  cmd->add_option("--align", options->align, "alignment of every offset in bytes")
+      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
+  cmd->add_option("--svg", options->svg, "write the memory map as an SVG picture");
+  cmd->add_option("--html", options->html,
+                  "write a self-contained HTML page with a map per strategy and tooltips");
+  cmd->add_flag("--ascii", options->ascii,
+                "print TensorFlow Lite Micro's PrintMemoryPlan() text for the plan");
+  cmd->callback([options] { RunShow(*options); });
+}
+
+}  // namespace memplan::cli

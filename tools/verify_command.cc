@@ -1,0 +1,87 @@
+// memplan verify INPUT --plan PLAN.json: checks a plan file against its input.
+#include <fmt/format.h>
+
+#include "memplan/bounds.h"
+#include "memplan/error.h"
+#include "memplan/plan_file.h"
+#include "memplan/records_io.h"
+#include "memplan/table.h"
+#include "memplan/workload.h"
+#include "tools/commands.h"
+
+namespace memplan::cli {
+
+namespace {
+
+constexpr std::size_t kMaxListed = 100;
+
+struct VerifyOptions {
+  std::string input;
+  std::string plan;
+  std::optional<Bytes> align;
+};
+
+// Prints each problem on its own line and fails with a count.
+[[noreturn]] void Reject(const std::vector<Violation>& problems, const std::string& what) {
+  for (const Violation& v : problems) fmt::print("{}\n", v.message);
+  std::fflush(stdout);
+  throw InputError(
+      fmt::format("{}: {}{}", what,
+                  problems.size() == 1 ? "1 problem" : fmt::format("{} problems", problems.size()),
+                  problems.size() >= kMaxListed ? " (the first ones listed)" : ""));
+}
+
+void RunVerify(const VerifyOptions& o) {
+  Workload workload = LoadWorkload(o.input);
+  const PlanFile file = ParsePlanFile(ReadFileBytes(o.plan), o.plan);
+  Problem& problem = workload.problem;
+  // The alignment the plan was made with (plan --align may have changed the input's).
+  if (o.align)
+    problem.alignment = *o.align;
+  else if (file.alignment)
+    problem.alignment = *file.alignment;
+  Validate(problem);
+
+  const auto mismatches = CompareWithProblem(file, problem, o.input, kMaxListed);
+  if (!mismatches.empty())
+    Reject(mismatches, fmt::format("{} does not describe the records of {}", o.plan, o.input));
+
+  const std::string key = file.mode + "/" + (file.strategy.empty() ? "?" : file.strategy);
+  if (file.mode == "objects") {
+    const auto violations = FindObjectsViolations(file, problem, kMaxListed);
+    if (!violations.empty()) Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input));
+    Bytes total = 0;
+    for (Bytes s : file.object_sizes) total += s;
+    fmt::print("{}: OK: {} fits {}: {} tensors in {} objects, {} B in all, alignment {}\n", o.plan,
+               key, o.input, problem.size(), file.object_sizes.size(), WithThousands(total),
+               problem.alignment);
+    return;
+  }
+  const OffsetPlan plan = OffsetPlanOf(file, problem);
+  const auto violations = FindViolations(problem, plan, kMaxListed);
+  if (!violations.empty()) Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input));
+  const Bytes bound = OffsetsLowerBound(problem);
+  fmt::print(
+      "{}: OK: {} fits {}: {} tensors, arena {} B (lower bound {} B, × {:.3f}), alignment {}\n",
+      o.plan, key, o.input, problem.size(), WithThousands(plan.arena_bytes), WithThousands(bound),
+      bound == 0 ? 1.0 : static_cast<double>(plan.arena_bytes) / static_cast<double>(bound),
+      problem.alignment);
+}
+
+}  // namespace
+
+void AddVerifyCommand(CLI::App& app) {
+  auto options = std::make_shared<VerifyOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("verify", "Check a plan file (from plan --out) against its input");
+  cmd->add_option("input", options->input, "records .json/.csv, model .tflite/.onnx, or zoo:NAME")
+      ->required();
+  cmd->add_option("-p,--plan", options->plan, "the plan file (JSON, as plan --out writes it)")
+      ->required();
+  cmd->add_option("--align", options->align,
+                  "alignment to check (default: the plan file's, else the input's)")
+      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
+  cmd->callback([options] { RunVerify(*options); });
+}
+
+}  // namespace memplan::cli
