@@ -22,12 +22,14 @@ struct VerifyOptions {
 };
 
 // Prints each problem on its own line and fails with a count.
-[[noreturn]] void Reject(const std::vector<Violation>& problems, const std::string& what) {
+// `noun` counts them ("violation", "difference").
+[[noreturn]] void Reject(const std::vector<Violation>& problems, const std::string& what,
+                         const char* noun) {
   for (const Violation& v : problems) fmt::print("{}\n", v.message);
   std::fflush(stdout);
   throw InputError(
       fmt::format("{}: {}{}", what,
-                  problems.size() == 1 ? "1 problem" : fmt::format("{} problems", problems.size()),
+                  fmt::format("{} {}{}", problems.size(), noun, problems.size() == 1 ? "" : "s"),
                   problems.size() >= kMaxListed ? " (the first ones listed)" : ""));
 }
 
@@ -44,12 +46,15 @@ void RunVerify(const VerifyOptions& o) {
 
   const auto mismatches = CompareWithProblem(file, problem, o.input, kMaxListed);
   if (!mismatches.empty())
-    Reject(mismatches, fmt::format("{} does not describe the records of {}", o.plan, o.input));
+    Reject(mismatches, fmt::format("{} does not describe the records of {}", o.plan, o.input),
+           "difference");
 
   const std::string key = file.mode + "/" + (file.strategy.empty() ? "?" : file.strategy);
   if (file.mode == "objects") {
-    const auto violations = FindObjectsViolations(file, problem, kMaxListed);
-    if (!violations.empty()) Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input));
+    auto violations = FindObjectsViolations(file, problem, kMaxListed);
+    for (Violation& v : violations) v.message = o.plan + ": " + v.message;
+    if (!violations.empty())
+      Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input), "violation");
     Bytes total = 0;
     for (Bytes s : file.object_sizes) total += s;
     fmt::print("{}: OK: {} fits {}: {} tensors in {} objects, {} B in all, alignment {}\n", o.plan,
@@ -58,8 +63,10 @@ void RunVerify(const VerifyOptions& o) {
     return;
   }
   const OffsetPlan plan = OffsetPlanOf(file, problem);
-  const auto violations = FindViolations(problem, plan, kMaxListed);
-  if (!violations.empty()) Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input));
+  auto violations = FindViolations(problem, plan, kMaxListed);
+  for (Violation& v : violations) v.message = o.plan + ": " + v.message;
+  if (!violations.empty())
+    Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input), "violation");
   const Bytes bound = OffsetsLowerBound(problem);
   fmt::print(
       "{}: OK: {} fits {}: {} tensors, arena {} B (lower bound {} B, × {:.3f}), alignment {}\n",

@@ -74,8 +74,12 @@ std::vector<std::string> TensorOpSummaries(const Workload& workload) {
     if (ref.tensor < 0 || static_cast<std::size_t>(ref.tensor) >= sub.tensors.size()) continue;
     const Uses& u = uses[ref.subgraph][ref.tensor];
     std::string text = graph.subgraphs.size() > 1 ? fmt::format("subgraph {}; ", ref.subgraph) : "";
-    text +=
-        u.producers.empty() ? "no producer (graph input)" : "produced by " + list(sub, u.producers);
+    const bool is_input =
+        std::find(sub.inputs.begin(), sub.inputs.end(), ref.tensor) != sub.inputs.end();
+    if (!u.producers.empty())
+      text += "produced by " + list(sub, u.producers);
+    else
+      text += is_input ? (ref.subgraph == 0 ? "a graph input" : "a subgraph input") : "no producer";
     text += u.consumers.empty() ? "; no consumer" : "; read by " + list(sub, u.consumers);
     out[i] = std::move(text);
   }

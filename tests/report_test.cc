@@ -1,0 +1,309 @@
+// The report library: TFLM's PrintMemoryPlan text, the SVG and HTML memory maps, and
+// the helpers they share.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "memplan/error.h"
+#include "memplan/html.h"
+#include "memplan/memory_map.h"
+#include "memplan/offsets.h"
+#include "memplan/svg.h"
+#include "memplan/table.h"
+#include "memplan/tflm_print.h"
+#include "tests/test_support.h"
+#include "tests/xml_check.h"
+
+namespace memplan {
+namespace {
+
+Problem Records(std::vector<UsageRecord> records) {
+  Problem p;
+  p.records = std::move(records);
+  return p;
+}
+
+Workload WorkloadOf(Problem problem, std::string label = "test") {
+  Workload w;
+  w.label = std::move(label);
+  w.kind = "records";
+  w.problem = std::move(problem);
+  return w;
+}
+
+// TestGreedyMedium, as printed in shared/reference/runtimes.md §3.1 (format exact).
+TEST(TflmPrint, GreedyMediumMatchesTheReference) {
+  const Problem p = Records({{10, 0, 1}, {20, 1, 2}, {30, 2, 3}, {40, 3, 4}, {50, 0, 1}});
+  const std::string expected =
+      "0 (id=0): size=10, offset=50, first_used=0 last_used=1\n"
+      "1 (id=1): size=20, offset=70, first_used=1 last_used=2\n"
+      "2 (id=2): size=30, offset=40, first_used=2 last_used=3\n"
+      "3 (id=3): size=40, offset=0, first_used=3 last_used=4\n"
+      "4 (id=4): size=50, offset=0, first_used=0 last_used=1\n"
+      "   0: 44444444444444444444444444444444444444444444000000000........................... "
+      "(1k)\n"
+      "   1: 44444444444444444444444444444444444444444444000000000.........111111111111111111 "
+      "(1k)\n"
+      "   2: ...................................222222222222222222222222222111111111111111111 "
+      "(1k)\n"
+      "   3: 33333333333333333333333333333333333222222222222222222222222222.................. "
+      "(1k)\n"
+      "   4: 33333333333333333333333333333333333............................................. "
+      "(1k)\n";
+  EXPECT_EQ(TflmMemoryPlanText(p, {50, 70, 40, 0, 0}), expected);
+}
+
+// Hand-checked: arena under 80 bytes (one column per byte), single-scope buffers as
+// '*', a column written twice as '!'.
+TEST(TflmPrint, SmallArenaStarsAndCollisions) {
+  const Problem p = Records({{20, 0, 0}, {10, 0, 1}, {10, 1, 1}});
+  const std::string expected =
+      "* (id=0): size=20, offset=0, first_used=0 last_used=0\n"
+      "1 (id=1): size=10, offset=20, first_used=0 last_used=1\n"
+      "* (id=2): size=10, offset=25, first_used=1 last_used=1\n"
+      "   0: ********************1111111111.................................................. "
+      "(1k)\n"
+      "   1: ....................11111!!!!!*****............................................. "
+      "(1k)\n";
+  EXPECT_EQ(TflmMemoryPlanText(p, {0, 20, 25}), expected);
+}
+
+// Hand-checked: scale = the arena (1025 B), so 300 B take 300*80/1025 = 23 columns; a
+// step with nothing live prints "(0k)"; 1025 live bytes round up to 2k.
+TEST(TflmPrint, ScaledColumnsAndKibRounding) {
+  const Problem p = Records({{1025, 0, 1}, {300, 3, 4}});
+  const std::string full(80, '0');
+  const std::string expected =
+      "0 (id=0): size=1025, offset=0, first_used=0 last_used=1\n"
+      "1 (id=1): size=300, offset=0, first_used=3 last_used=4\n"
+      "   0: " +
+      full +
+      " (2k)\n"
+      "   1: " +
+      full +
+      " (2k)\n"
+      "   2: " +
+      std::string(80, '.') +
+      " (0k)\n"
+      "   3: 11111111111111111111111" +
+      std::string(57, '.') +
+      " (1k)\n"
+      "   4: 11111111111111111111111" +
+      std::string(57, '.') + " (1k)\n";
+  EXPECT_EQ(TflmMemoryPlanText(p, {0, 0}), expected);
+}
+
+TEST(TflmPrint, OrdinalCharacters) {
+  EXPECT_EQ(TflmOrdinalCharacter(0), '0');
+  EXPECT_EQ(TflmOrdinalCharacter(9), '9');
+  EXPECT_EQ(TflmOrdinalCharacter(10), 'a');
+  EXPECT_EQ(TflmOrdinalCharacter(35), 'z');
+  EXPECT_EQ(TflmOrdinalCharacter(36), 'A');
+  EXPECT_EQ(TflmOrdinalCharacter(61), 'Z');
+  EXPECT_EQ(TflmOrdinalCharacter(62), '0');
+  EXPECT_EQ(TflmOrdinalCharacter(72), 'a');
+}
+
+TEST(TflmPrint, EmptyPlanPrintsOneEmptyStep) {
+  // TFLM loops t = 0..max_time with max_time starting at 0.
+  EXPECT_EQ(TflmMemoryPlanText(Problem{}, {}), "   0: " + std::string(80, '.') + " (0k)\n");
+}
+
+TEST(HumanBytes, Units) {
+  EXPECT_EQ(HumanBytes(0), "0 B");
+  EXPECT_EQ(HumanBytes(1023), "1023 B");
+  EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
+  EXPECT_EQ(HumanBytes(1048576), "1 MiB");
+  EXPECT_EQ(HumanBytes(27591112), "26.31 MiB");
+}
+
+struct SvgCheck {
+  std::unique_ptr<testing::XmlElement> root;
+  std::vector<const testing::XmlElement*> tensors;  // rect.tensor elements
+};
+
+SvgCheck ParseSvg(const std::string& svg) {
+  auto parsed = testing::ParseXml(svg);
+  EXPECT_TRUE(parsed.root) << parsed.error;
+  SvgCheck out;
+  if (!parsed.root) return out;
+  out.root = std::move(parsed.root);
+  for (const auto* rect : out.root->FindAll("rect")) {
+    const auto cls = rect->attributes.find("class");
+    if (cls != rect->attributes.end() && cls->second.starts_with("tensor"))
+      out.tensors.push_back(rect);
+  }
+  return out;
+}
+
+TEST(Svg, OneRectanglePerNonEmptyTensorWithEscapedNames) {
+  Problem p = Records({{32, 0, 1}, {0, 1, 2}, {16, 1, 3}, {8, 2, 2}});
+  p.names = {"a<b&\"c'", "empty", "bad\x01utf\xff", "ok"};
+  const Workload w = WorkloadOf(p, "in<put>.json");
+  const OffsetPlan plan = PlanOffsets(p, "greedy_by_size");
+  const std::string svg = RenderSvg(w, MapOfOffsets("offsets/greedy_by_size", plan));
+  const SvgCheck check = ParseSvg(svg);
+  ASSERT_TRUE(check.root);
+  EXPECT_EQ(check.root->name, "svg");
+  ASSERT_EQ(check.tensors.size(), 3u);
+  std::vector<std::string> indices;
+  for (const auto* r : check.tensors) indices.push_back(r->attributes.at("data-i"));
+  EXPECT_EQ(indices, (std::vector<std::string>{"0", "2", "3"}));
+  // The tooltip names the tensor exactly (decoded), sizes and lifetime.
+  ASSERT_EQ(check.tensors[0]->children.size(), 1u);
+  EXPECT_NE(check.tensors[0]->children[0]->text.find("a<b&\"c'"), std::string::npos);
+  EXPECT_NE(check.tensors[0]->children[0]->text.find("steps 0..1"), std::string::npos);
+  EXPECT_NE(svg.find("lower bound"), std::string::npos);
+}
+
+TEST(Svg, RectanglesFollowOffsetsAndSteps) {
+  // Two tensors stacked at one step: the higher offset is drawn higher (smaller y), and
+  // the longer lifetime is wider.
+  const Problem p = Records({{100, 0, 0}, {100, 0, 1}});
+  const Workload w = WorkloadOf(p);
+  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"offsets/x", {0, 100}, 200, {}}));
+  ASSERT_EQ(check.tensors.size(), 2u);
+  auto num = [](const testing::XmlElement* e, const char* a) {
+    return std::stod(e->attributes.at(a));
+  };
+  EXPECT_GT(num(check.tensors[0], "y"), num(check.tensors[1], "y"));
+  EXPECT_NEAR(num(check.tensors[0], "height"), num(check.tensors[1], "height"), 0.02);
+  EXPECT_NEAR(num(check.tensors[1], "width"), 2 * num(check.tensors[0], "width"), 0.02);
+  // The top rectangle ends where the bottom one begins.
+  EXPECT_NEAR(num(check.tensors[1], "y") + num(check.tensors[1], "height"),
+              num(check.tensors[0], "y"), 0.02);
+}
+
+TEST(Svg, LargeProblemsStayWellFormedAndCompact) {
+  testing::RandomProblemOptions o;
+  o.records = 5000;
+  o.steps = 1500;
+  o.max_size = 1 << 20;
+  const Problem p = testing::RandomProblem(7, o);
+  const Workload w = WorkloadOf(p);
+  const OffsetPlan plan = PlanOffsets(p, "greedy_by_size");
+  const std::string svg = RenderSvg(w, MapOfOffsets("offsets/greedy_by_size", plan));
+  const SvgCheck check = ParseSvg(svg);
+  ASSERT_TRUE(check.root);
+  const auto non_empty = static_cast<std::size_t>(std::count_if(
+      p.records.begin(), p.records.end(), [](const UsageRecord& r) { return r.size > 0; }));
+  EXPECT_EQ(check.tensors.size(), non_empty);
+  // Tiny rectangles go without outlines; labels only where they fit.
+  std::size_t bare = 0;
+  for (const auto* r : check.tensors) bare += r->attributes.at("class") == "tensor bare";
+  EXPECT_GT(bare, non_empty / 2);
+  std::size_t labels = 0;
+  for (const auto* t : check.root->FindAll("text"))
+    if (t->attributes.count("class") && t->attributes.at("class") == "label") ++labels;
+  EXPECT_LT(labels, non_empty / 4);
+  EXPECT_LT(svg.size(), 3u << 20);
+}
+
+TEST(Svg, ObjectGroupsShareAColour) {
+  const Problem p = Records({{64, 0, 1}, {40, 2, 3}, {16, 0, 3}});
+  const Workload w = WorkloadOf(p);
+  // Records 0 and 1 in object 0 (base 0), record 2 in object 1 (base 64).
+  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"objects/x", {0, 0, 64}, 80, {0, 0, 1}}));
+  ASSERT_EQ(check.tensors.size(), 3u);
+  EXPECT_EQ(check.tensors[0]->attributes.at("fill"), check.tensors[1]->attributes.at("fill"));
+  EXPECT_NE(check.tensors[0]->attributes.at("fill"), check.tensors[2]->attributes.at("fill"));
+}
+
+TEST(Svg, EmptyProblemStillDraws) {
+  const Workload w = WorkloadOf(Records({{0, 0, 3}}));
+  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"offsets/naive", {0}, 0, {}}));
+  ASSERT_TRUE(check.root);
+  EXPECT_TRUE(check.tensors.empty());
+}
+
+TEST(Svg, WrongOffsetCountIsAnInternalError) {
+  const Workload w = WorkloadOf(Records({{8, 0, 0}}));
+  EXPECT_THROW(RenderSvg(w, MapPlan{"offsets/x", {}, 0, {}}), InternalError);
+}
+
+// A two-op graph: op 0 CONV_2D reads "in" and writes "mid", op 1 RELU reads "mid"
+// and writes "out".
+Workload GraphWorkload() {
+  Workload w;
+  w.label = "graph";
+  w.kind = "zoo";
+  Graph g;
+  g.format = "zoo";
+  Subgraph s;
+  for (const char* name : {"in", "mid", "out"}) {
+    Tensor t;
+    t.name = name;
+    s.tensors.push_back(t);
+  }
+  Operator conv, relu;
+  conv.type = "CONV_2D";
+  conv.name = "conv1";
+  conv.inputs = {0};
+  conv.outputs = {1};
+  relu.type = "RELU";
+  relu.inputs = {1};
+  relu.outputs = {2};
+  s.ops = {conv, relu};
+  s.inputs = {0};
+  s.outputs = {2};
+  g.subgraphs.push_back(s);
+  w.graph = g;
+  w.ops = 2;
+  w.problem = Records({{16, 0, 1}, {32, 1, 2}, {16, 2, 2}});
+  w.problem.names = {"in", "mid", "out"};
+  w.origins = {{0, 0}, {0, 1}, {0, 2}};
+  return w;
+}
+
+TEST(MemoryMap, OpSummariesNameProducersAndConsumers) {
+  Workload w = GraphWorkload();
+  const auto ops = TensorOpSummaries(w);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0], "a graph input; read by #0 CONV_2D 'conv1'");
+  EXPECT_EQ(ops[1], "produced by #0 CONV_2D 'conv1'; read by #1 RELU");
+  EXPECT_EQ(ops[2], "produced by #1 RELU; no consumer");
+  w.graph->subgraphs[0].inputs.clear();
+  EXPECT_EQ(TensorOpSummaries(w)[0], "no producer; read by #0 CONV_2D 'conv1'");
+  EXPECT_EQ(TensorOpSummaries(WorkloadOf(Records({{1, 0, 0}}))), std::vector<std::string>{""});
+}
+
+TEST(Html, EmbedsEveryPlanTheTensorsAndTheirOps) {
+  const Workload w = GraphWorkload();
+  const std::vector<MapPlan> plans = {
+      MapOfOffsets("offsets/naive", PlanOffsets(w.problem, "naive")),
+      MapOfOffsets("offsets/greedy_by_size", PlanOffsets(w.problem, "greedy_by_size"))};
+  const std::string html = RenderHtml(w, plans, 1);
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  EXPECT_NE(html.find("offsets/naive"), std::string::npos);
+  EXPECT_NE(html.find("offsets/greedy_by_size"), std::string::npos);
+  EXPECT_NE(html.find("CONV_2D 'conv1'"), std::string::npos);
+  EXPECT_NE(html.find("<select"), std::string::npos);
+  // One map per plan, the initial one visible.
+  std::size_t maps = 0, hidden = 0;
+  for (std::size_t at = html.find("<div class=\"map\""); at != std::string::npos;
+       at = html.find("<div class=\"map\"", at + 1)) {
+    ++maps;
+    hidden += html.compare(at, 23, "<div class=\"map\" hidden") == 0;
+  }
+  EXPECT_EQ(maps, 2u);
+  EXPECT_EQ(hidden, 1u);
+  // Self-contained: nothing fetched from elsewhere.
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+}
+
+TEST(Html, NamesCannotCloseTheScript) {
+  Workload w = WorkloadOf(Records({{8, 0, 0}}));
+  w.problem.names = {"</script><script>alert(1)</script>"};
+  const std::string html = RenderHtml(w, {MapPlan{"offsets/naive", {0}, 8, {}}}, 0);
+  EXPECT_EQ(html.find("</script><script>alert"), std::string::npos);
+  // Exactly one script block, closed once.
+  std::size_t closes = 0;
+  for (std::size_t at = html.find("</script>"); at != std::string::npos;
+       at = html.find("</script>", at + 1))
+    ++closes;
+  EXPECT_EQ(closes, 1u);
+}
+
+}  // namespace
+}  // namespace memplan
