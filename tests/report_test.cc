@@ -11,6 +11,8 @@
 #include "memplan/svg.h"
 #include "memplan/table.h"
 #include "memplan/tflm_print.h"
+#include "src/report/axis.h"
+#include "src/report/xml_text.h"
 #include "tests/test_support.h"
 #include "tests/xml_check.h"
 
@@ -117,6 +119,33 @@ TEST(HumanBytes, Units) {
   EXPECT_EQ(HumanBytes(27591112), "26.31 MiB");
 }
 
+TEST(ReportText, EscapingAndEllipses) {
+  EXPECT_EQ(report::XmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+  EXPECT_EQ(report::XmlEscape("x\x01y\xffz\n"), "x?y?z\n");
+  EXPECT_EQ(report::XmlEscape("µs"), "µs");
+  EXPECT_EQ(report::Ellipsize("abcdefgh", 5), "abcd…");
+  EXPECT_EQ(report::EllipsizeFront("net/conv_3/Relu6", 8), "…3/Relu6");
+  EXPECT_EQ(report::EllipsizeFront("short", 8), "short");
+  EXPECT_EQ(report::Coord(12.5), "12.5");
+  EXPECT_EQ(report::Coord(3.0), "3");
+  EXPECT_EQ(report::Coord(-0.001), "0");
+}
+
+TEST(ReportAxis, NiceTicksInFittingUnits) {
+  auto labels = [](const std::vector<report::Tick>& ticks) {
+    std::vector<std::string> out;
+    for (const auto& t : ticks) out.push_back(t.label);
+    return out;
+  };
+  EXPECT_EQ(labels(report::ByteTicks(130, 6)),
+            (std::vector<std::string>{"0 B", "20 B", "40 B", "60 B", "80 B", "100 B", "120 B"}));
+  EXPECT_EQ(labels(report::ByteTicks(34.0 * 1024 * 1024, 8)),
+            (std::vector<std::string>{"0 MiB", "5 MiB", "10 MiB", "15 MiB", "20 MiB", "25 MiB",
+                                      "30 MiB"}));
+  EXPECT_EQ(labels(report::StepTicks(8, 10)).size(), 9u);
+  EXPECT_EQ(labels(report::StepTicks(1499, 10)).back(), "1400");
+}
+
 struct SvgCheck {
   std::unique_ptr<testing::XmlElement> root;
   std::vector<const testing::XmlElement*> tensors;  // rect.tensor elements
@@ -203,10 +232,21 @@ TEST(Svg, ObjectGroupsShareAColour) {
   const Problem p = Records({{64, 0, 1}, {40, 2, 3}, {16, 0, 3}});
   const Workload w = WorkloadOf(p);
   // Records 0 and 1 in object 0 (base 0), record 2 in object 1 (base 64).
-  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"objects/x", {0, 0, 64}, 80, {0, 0, 1}}));
+  const MapPlan map = MapOfObjects("objects/x", {0, 0, 1}, {64, 16}, 1);
+  EXPECT_EQ(map.offsets, (std::vector<Bytes>{0, 0, 64}));
+  EXPECT_EQ(map.bytes, 80u);
+  const SvgCheck check = ParseSvg(RenderSvg(w, map));
   ASSERT_EQ(check.tensors.size(), 3u);
   EXPECT_EQ(check.tensors[0]->attributes.at("fill"), check.tensors[1]->attributes.at("fill"));
   EXPECT_NE(check.tensors[0]->attributes.at("fill"), check.tensors[2]->attributes.at("fill"));
+}
+
+TEST(MemoryMap, ObjectsStackWithAlignedBases) {
+  const MapPlan map = MapOfObjects("objects/x", {2, 0, 1, 0}, {40, 10, 64}, 16);
+  EXPECT_EQ(map.offsets, (std::vector<Bytes>{64, 0, 48, 0}));  // bases 0, 48, 64
+  EXPECT_EQ(map.bytes, 128u);
+  EXPECT_EQ(map.groups, (std::vector<std::size_t>{2, 0, 1, 0}));
+  EXPECT_THROW(MapOfObjects("objects/x", {3}, {8}, 1), InternalError);
 }
 
 TEST(Svg, EmptyProblemStillDraws) {

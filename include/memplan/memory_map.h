@@ -25,6 +25,12 @@ struct MapPlan {
 // An offsets plan as a map (one colour per tensor).
 MapPlan MapOfOffsets(const std::string& key, const OffsetPlan& plan);
 
+// A shared-objects plan as a map: objects stacked in id order (each base aligned), every
+// record drawn at its object's base, one colour per object; `bytes` is the top of the
+// stack (Σ object sizes at alignment 1). InternalError when an id has no size.
+MapPlan MapOfObjects(const std::string& key, const std::vector<std::size_t>& object_of_record,
+                     const std::vector<Bytes>& object_sizes, Bytes alignment);
+
 // The figures every map states, computed once per workload.
 struct MapTotals {
   Bytes lower_bound = 0;  // offsets lower bound: the peak of live bytes

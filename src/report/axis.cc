@@ -8,14 +8,16 @@ namespace memplan::report {
 
 namespace {
 
-// The smallest of 1, 2, 5 × 10^k (k >= 0 when `integral`) that is at least `raw`.
+// The one of 1, 2, 5 × 10^k (k >= 0 when `integral`) nearest to `raw` on a log scale,
+// so the number of ticks stays near the target.
 double NiceStep(double raw, bool integral) {
   if (!(raw > 0)) return 1;
   double power = std::pow(10.0, std::floor(std::log10(raw)));
   if (integral && power < 1) power = 1;
+  double best = power;
   for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * power >= raw) return m * power;
-  return 10 * power;
+    if (std::abs(std::log(m * power / raw)) < std::abs(std::log(best / raw))) best = m * power;
+  return best;
 }
 
 // 1.5 -> "1.5", 2 -> "2", 0.25 -> "0.25".

@@ -5,11 +5,32 @@
 #include <algorithm>
 
 #include "memplan/bounds.h"
+#include "memplan/error.h"
 
 namespace memplan {
 
 MapPlan MapOfOffsets(const std::string& key, const OffsetPlan& plan) {
   return MapPlan{key, plan.offsets, plan.arena_bytes, {}};
+}
+
+MapPlan MapOfObjects(const std::string& key, const std::vector<std::size_t>& object_of_record,
+                     const std::vector<Bytes>& object_sizes, Bytes alignment) {
+  std::vector<Bytes> base(object_sizes.size());
+  Bytes top = 0, next = 0;
+  for (std::size_t k = 0; k < object_sizes.size(); ++k) {
+    base[k] = next;
+    top = std::max(top, next + object_sizes[k]);
+    next = AlignUp(next + object_sizes[k], alignment);
+  }
+  MapPlan map{key, {}, top, object_of_record};
+  map.offsets.reserve(object_of_record.size());
+  for (std::size_t object : object_of_record) {
+    if (object >= base.size())
+      throw InternalError(
+          fmt::format("memory map of {}: object {} of {} has no size", key, object, base.size()));
+    map.offsets.push_back(base[object]);
+  }
+  return map;
 }
 
 MapTotals ComputeMapTotals(const Problem& problem) {

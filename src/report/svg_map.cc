@@ -167,19 +167,27 @@ class Drawing {
     for (std::size_t i = 0; i < problem_.size(); ++i) {
       if (problem_.records[i].size == 0) continue;
       const Box b = BoxOf(i);
-      if (b.h < kLabelFont + 2) continue;
-      const auto fit = static_cast<std::size_t>(std::max(0.0, (b.w - 4) / kLabelCharWidth));
       const std::string name = problem_.NameOf(i);
       // A name cut to a few letters says nothing; such rectangles keep only their tooltip.
-      if (fit < std::min<std::size_t>(CodePoints(name), kMinLabelChars)) continue;
-      const std::string size = HumanBytes(problem_.records[i].size);
-      const bool two_lines = b.h >= 2 * kLabelFont + 6 && CodePoints(size) <= fit;
+      const std::size_t needed = std::min<std::size_t>(CodePoints(name), kMinLabelChars);
+      auto chars = [](double room) {
+        return static_cast<std::size_t>(std::max(0.0, (room - 4) / kLabelCharWidth));
+      };
       const double cx = b.x + b.w / 2, cy = b.y + b.h / 2;
-      if (two_lines) {
-        Text(cx, cy - 2, "label", Ellipsize(name, fit));
-        Text(cx, cy + kLabelFont, "label", size);
-      } else {
-        Text(cx, cy + kLabelFont * 0.35, "label", Ellipsize(name, fit));
+      const std::size_t across = chars(b.w), up = chars(b.h);
+      if (b.h >= kLabelFont + 2 && across >= needed) {
+        const std::string size = HumanBytes(problem_.records[i].size);
+        if (b.h >= 2 * kLabelFont + 6 && CodePoints(size) <= across) {
+          Text(cx, cy - 2, "label", EllipsizeFront(name, across));
+          Text(cx, cy + kLabelFont, "label", size);
+        } else {
+          Text(cx, cy + kLabelFont * 0.35, "label", EllipsizeFront(name, across));
+        }
+      } else if (b.w >= kLabelFont + 2 && up >= needed && up > across) {
+        // Tall, narrow rectangles (short-lived large tensors) read bottom to top.
+        Text(cx + kLabelFont * 0.35, cy, "label", EllipsizeFront(name, up),
+             fmt::format(" transform=\"rotate(-90 {} {})\"", Coord(cx + kLabelFont * 0.35),
+                         Coord(cy)));
       }
     }
     out_ += "</g>\n";

@@ -107,4 +107,17 @@ std::string Ellipsize(std::string_view text, std::size_t max_chars) {
   return out + "…";
 }
 
+std::string EllipsizeFront(std::string_view text, std::size_t max_chars) {
+  const std::size_t total = CodePoints(text);
+  if (total <= max_chars) return std::string(text);
+  if (max_chars == 0) return "";
+  // Skip the first total - (max_chars - 1) code points.
+  std::size_t skip = total - (max_chars - 1), i = 0;
+  for (; i < text.size(); ++i) {
+    const bool starts = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+    if (starts && skip-- == 0) break;
+  }
+  return "…" + std::string(text.substr(i));
+}
+
 }  // namespace memplan::report

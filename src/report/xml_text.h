@@ -15,6 +15,10 @@ std::string Coord(double value);
 // Cuts `text` to at most `max_chars` code points, ending in "…" when cut.
 std::string Ellipsize(std::string_view text, std::size_t max_chars);
 
+// Keeps the end of `text` (where tensor names differ: ".../conv_3/Relu6"), starting with
+// "…" when cut, at most `max_chars` code points in all.
+std::string EllipsizeFront(std::string_view text, std::size_t max_chars);
+
 // Code points in UTF-8 text (its approximate width in characters).
 std::size_t CodePoints(std::string_view text);
 
