@@ -57,6 +57,18 @@ TEST(TflmPrint, GreedyMediumMatchesTheReference) {
 
 // Hand-checked: arena under 80 bytes (one column per byte), single-scope buffers as
 // '*', a column written twice as '!'.
+// Once the tflm_greedy strategy is registered, its plan prints the reference text too.
+TEST(TflmPrint, TflmGreedyPlanPrintsTheReference) {
+  if (!FindOffsetStrategy("tflm_greedy")) GTEST_SKIP() << "no tflm_greedy strategy yet";
+  const Problem p = Records({{10, 0, 1}, {20, 1, 2}, {30, 2, 3}, {40, 3, 4}, {50, 0, 1}});
+  const std::string text = TflmMemoryPlanText(p, PlanOffsets(p, "tflm_greedy").offsets);
+  EXPECT_TRUE(text.starts_with("0 (id=0): size=10, offset=50, first_used=0 last_used=1\n"));
+  EXPECT_NE(text.find("   2: ...................................222222222222222222222222222"
+                      "111111111111111111 (1k)\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(TflmPrint, SmallArenaStarsAndCollisions) {
   const Problem p = Records({{20, 0, 0}, {10, 0, 1}, {10, 1, 1}});
   const std::string expected =
