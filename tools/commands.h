@@ -8,5 +8,6 @@ void AddPlanCommand(CLI::App& app);
 void AddZooCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);
 void AddVerifyCommand(CLI::App& app);
+void AddInspectCommand(CLI::App& app);
 
 }  // namespace memplan::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   memplan::cli::AddZooCommand(app);
   memplan::cli::AddShowCommand(app);
   memplan::cli::AddVerifyCommand(app);
+  memplan::cli::AddInspectCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,7 @@
 #include "memplan/error.h"
 #include "memplan/records_io.h"
 #include "tools/commands.h"
+#include "tools/model_options.h"
 #include "tools/plan_output.h"
 
 namespace memplan::cli {
@@ -16,16 +17,18 @@ struct PlanOptions {
   std::optional<Bytes> align;
   std::string format = "table";
   std::string out;
+  ModelFlags model;  // how models become records
 };
 
 void RunPlan(const PlanOptions& o) {
   const auto keys = ExpandStrategies(o.strategies);
   if (!o.out.empty() && o.inputs.size() != 1)
     throw UsageError("--out writes one plan: give exactly one input");
+  const LoadOptions load = ToLoadOptions(o.model);
   nlohmann::ordered_json batch = nlohmann::ordered_json::array();
   std::string text;
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
-    Workload workload = LoadWorkload(o.inputs[i]);
+    Workload workload = LoadWorkload(o.inputs[i], load);
     if (o.align) workload.problem.alignment = *o.align;
     const Runs runs = RunStrategies(workload, keys);
     if (o.format == "json") {
@@ -48,8 +51,8 @@ void RunPlan(const PlanOptions& o) {
 
 void AddPlanCommand(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "plan", "Plan memory for records or a model with one or more strategies");
+  CLI::App* cmd =
+      app.add_subcommand("plan", "Plan memory for records or a model with one or more strategies");
   cmd->add_option("inputs", options->inputs,
                   "records .json/.csv, model .tflite/.onnx, or zoo:NAME (several for a batch)")
       ->required();
@@ -60,6 +63,7 @@ void AddPlanCommand(CLI::App& app) {
   cmd->add_option("-f,--format", options->format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("-o,--out", options->out, "write the best (or the one chosen) plan as JSON");
+  AddModelFlags(*cmd, options->model);
   cmd->callback([options] { RunPlan(*options); });
 }
 

@@ -44,6 +44,13 @@ std::optional<unsigned> DataTypeBits(DataType type);
 // rounded up); nullopt when the type has no static size or the product overflows.
 std::optional<Bytes> TensorBytes(DataType type, std::uint64_t elements);
 
+// Elements of a static shape (1 for a scalar []); nullopt when a dimension is negative
+// (unknown) or the product overflows 64 bits.
+std::optional<std::uint64_t> ShapeElements(const std::vector<std::int64_t>& shape);
+
+// "[1,224,224,3]" for messages.
+std::string ShapeText(const std::vector<std::int64_t>& shape);
+
 struct Tensor {
   std::string name;
   DataType type = DataType::kFloat32;
@@ -53,6 +60,9 @@ struct Tensor {
   std::string why_unsized;    // why `bytes` is empty, for messages
   bool is_constant = false;   // has data in the model (weights, folded constants)
   bool is_variable = false;   // persistent state (TFLite variable tensors)
+  // When `bytes` is empty: the shape the reader expects at run time (e.g. from a custom
+  // op's options), offered in messages as a ready --shape binding; empty when unknown.
+  std::vector<std::int64_t> likely_shape;
 };
 
 struct Operator {
@@ -79,10 +89,24 @@ struct Graph {
   std::string source;  // the file or zoo name it came from
   std::string format;  // "tflite", "onnx", "zoo"
   std::vector<Subgraph> subgraphs;  // subgraph 0 is the entry point
+  // Offsets planned ahead of time (TFLM's OfflineMemoryAllocation metadata): empty, or
+  // one per tensor of every subgraph (subgraph 0 first, then 1, ...); -1 = plan online.
+  std::vector<std::int64_t> fixed_offsets;
 
   std::size_t TensorCount() const;
   std::size_t OpCount() const;
 };
+
+// Checks that every index in the graph points somewhere (tensors of op inputs, outputs
+// and intermediates, subgraph inputs and outputs, called subgraphs, fixed offsets), that
+// no op reads a tensor a later op produces, that no subgraph calls itself, and that
+// control flow does not visit an absurd number of ops. InputError naming the graph's
+// source, the subgraph, the op and the tensor otherwise.
+void ValidateGraph(const Graph& graph);
+
+// Ops that run when subgraph 0 runs once, counting called subgraphs each time they are
+// called (both branches of an IF); saturates at UINT64_MAX. The graph must be valid.
+std::uint64_t OpVisits(const Graph& graph);
 
 // Where a record came from in a graph.
 struct TensorRef {

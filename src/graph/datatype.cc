@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <limits>
 
@@ -61,6 +62,21 @@ std::optional<Bytes> TensorBytes(DataType type, std::uint64_t elements) {
   if (!bits) return std::nullopt;
   if (elements > std::numeric_limits<std::uint64_t>::max() / *bits) return std::nullopt;
   return (elements * *bits + 7) / 8;
+}
+
+std::optional<std::uint64_t> ShapeElements(const std::vector<std::int64_t>& shape) {
+  std::uint64_t n = 1;
+  for (const std::int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    const auto dim = static_cast<std::uint64_t>(d);
+    if (dim != 0 && n > std::numeric_limits<std::uint64_t>::max() / dim) return std::nullopt;
+    n *= dim;
+  }
+  return n;
+}
+
+std::string ShapeText(const std::vector<std::int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ","));
 }
 
 std::size_t Graph::TensorCount() const {

@@ -1,0 +1,30 @@
+#pragma once
+// Binding the sizes a model leaves open, as the user gives them on the command line:
+// --dim batch=N for a leading -1, --shape TENSOR=1x10x4 for a whole tensor.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "memplan/graph.h"
+
+namespace memplan {
+
+// Applies the bindings to every tensor they name, recomputing byte sizes:
+// - ("batch", N): every tensor whose first dimension is -1 gets N there;
+// - (TENSOR, shape): every tensor called TENSOR (any subgraph) gets that shape, even one
+//   the model sizes itself (custom-op outputs stored as [] are the usual case).
+// UsageError for a binding that names nothing in the graph, a negative size, or a shape
+// whose byte size overflows.
+void ApplyShapeBindings(
+    Graph& graph, const std::vector<std::pair<std::string, std::int64_t>>& dims,
+    const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& shapes);
+
+// Parses "NAME=VALUE" (--dim) and "TENSOR=1x10x4" (--shape; "TENSOR=" is a scalar). The
+// name may contain '='; the last one separates the value. UsageError when malformed.
+std::pair<std::string, std::int64_t> ParseDimBinding(std::string_view text);
+std::pair<std::string, std::vector<std::int64_t>> ParseShapeBinding(std::string_view text);
+
+}  // namespace memplan

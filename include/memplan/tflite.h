@@ -1,0 +1,94 @@
+#pragma once
+// TensorFlow Lite models (.tflite): reading one into a Graph, its offline memory plan
+// (TFLM's OfflineMemoryAllocation metadata), and writing models (tests, exports, and
+// tools that embed a plan). Every input is distrusted: the flatbuffers verifier runs
+// first, then every index is checked; a bad file is an InputError naming it.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memplan/graph.h"
+
+namespace memplan {
+
+// The name TFLM looks for (an exact match) in Model.metadata.
+inline constexpr std::string_view kOfflinePlanMetadata = "OfflineMemoryAllocation";
+
+// TFLM's offline plan: little-endian 32-bit words [version, subgraphs, N, offset x N].
+struct OfflinePlan {
+  std::uint32_t version = 0;          // word 0 (Vela writes 0, TFLM's tests 1); TFLM ignores it
+  std::uint32_t subgraphs = 0;        // word 1 as stored; TFLM ignores it
+  std::vector<std::int32_t> offsets;  // one per tensor of all subgraphs; -1 = plan online
+  std::uint32_t metadata_index = 0;   // its position in Model.metadata
+  std::uint32_t buffer_index = 0;     // the Model.buffers entry holding the words
+  // Why TFLM would refuse it (e.g. N differs from the tensor count), empty when usable.
+  // A usable plan is also in Graph::fixed_offsets.
+  std::string problem;
+};
+
+// The bytes of an OfflineMemoryAllocation buffer: version, subgraphs, N, then the offsets.
+std::vector<std::uint8_t> EncodeOfflinePlan(std::uint32_t version, std::uint32_t subgraphs,
+                                            const std::vector<std::int32_t>& offsets);
+
+// One Model.metadata entry.
+struct TfliteMetadata {
+  std::string name;          // e.g. "min_runtime_version", "OfflineMemoryAllocation"
+  std::uint32_t buffer = 0;  // index into Model.buffers
+  std::uint64_t bytes = 0;   // size of that buffer's data
+};
+
+// What memplan reads from a .tflite file.
+struct TfliteModel {
+  Graph graph;  // format "tflite"; source = the name given to the reader
+  std::uint32_t schema_version = 0;
+  std::string description;     // Model.description
+  std::size_t buffers = 0;     // entries in Model.buffers (0 is the empty sentinel)
+  std::size_t file_bytes = 0;  // size of the file
+  std::vector<TfliteMetadata> metadata;
+  std::optional<OfflinePlan> offline_plan;  // when an OfflineMemoryAllocation entry exists
+  // Per subgraph, per tensor: the Model.buffers index it refers to (for writers).
+  std::vector<std::vector<std::uint32_t>> tensor_buffers;
+};
+
+// Reads a model held in memory; `source` names it in messages. InputError for anything
+// that is not a well-formed TensorFlow Lite model.
+TfliteModel ParseTflite(std::string_view bytes, std::string_view source);
+
+// Reads a .tflite file (InputError naming the file when it cannot).
+TfliteModel ReadTfliteFile(const std::filesystem::path& path, std::string_view source = {});
+
+// Builtin operator names: "CONV_2D" for 3, "builtin(999)" for an unknown code.
+std::string BuiltinOperatorName(std::int32_t code);
+// The code of a builtin operator name, or nullopt.
+std::optional<std::int32_t> BuiltinOperatorCode(std::string_view name);
+
+// Options for writing a graph as .tflite.
+struct TfliteWriteOptions {
+  // Writes an OfflineMemoryAllocation metadata entry with these offsets (one per tensor
+  // of all subgraphs, -1 = online) when set.
+  std::optional<std::vector<std::int32_t>> offline_offsets;
+  std::uint32_t offline_version = 1;  // word 0 of that metadata
+  // Writes shape_signature with -1 as the first dimension of every non-constant tensor
+  // of rank > 0, as converters do for Keras models (the stored shape stays static).
+  bool dynamic_batch_signature = false;
+  // Flexbuffers (or other) custom options for ops: (subgraph, op, bytes).
+  struct CustomOptions {
+    std::int32_t subgraph = 0;        // subgraph of the op
+    std::int32_t op = 0;              // index of the op in it
+    std::vector<std::uint8_t> bytes;  // Operator.custom_options
+  };
+  std::vector<CustomOptions> custom_options;
+  std::string description = "written by memplan";  // Model.description
+};
+
+// Serializes a graph: every tensor (constants get a buffer of zeros of their size,
+// at least one byte), ops with builtin codes for builtin names and CUSTOM otherwise,
+// IF/WHILE/CALL_ONCE options from called_subgraphs, subgraph inputs and outputs. Writes
+// the graph as given, indices unchecked, so tests can build broken models too.
+std::string WriteTflite(const Graph& graph, const TfliteWriteOptions& options = {});
+
+}  // namespace memplan

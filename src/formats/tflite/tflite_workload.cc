@@ -1,0 +1,34 @@
+#include "src/formats/tflite/tflite_workload.h"
+
+#include <fmt/format.h>
+
+#include "memplan/error.h"
+#include "memplan/lifetimes.h"
+#include "memplan/shape_binding.h"
+#include "memplan/tflite.h"
+
+namespace memplan {
+
+Workload LoadTfliteWorkload(std::string_view spec, const LoadOptions& options) {
+  TfliteModel model = ReadTfliteFile(std::filesystem::path(std::string(spec)), spec);
+  const Accounting accounting =
+      options.intermediates_only ? Accounting::kIntermediatesOnly : Accounting::kTflm;
+  // TFLM refuses to run a model whose offline plan it cannot use; so does memplan when it
+  // plans as TFLM does. The paper's accounting has no offline plans.
+  if (accounting == Accounting::kTflm && model.offline_plan && !model.offline_plan->problem.empty())
+    throw InputError(fmt::format("{}: the {} metadata is unusable: {}", spec, kOfflinePlanMetadata,
+                                 model.offline_plan->problem));
+  if (accounting == Accounting::kIntermediatesOnly) model.graph.fixed_offsets.clear();
+  ApplyShapeBindings(model.graph, options.dims, options.shapes);
+  GraphRecords records = RecordsFromGraph(model.graph, {accounting});
+  Workload w;
+  w.label = std::string(spec);
+  w.kind = "tflite";
+  w.problem = std::move(records.problem);
+  w.origins = std::move(records.origins);
+  w.ops = records.ops;
+  w.graph = std::move(model.graph);
+  return w;
+}
+
+}  // namespace memplan

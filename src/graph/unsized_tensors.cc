@@ -1,0 +1,92 @@
+#include "src/graph/unsized_tensors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "memplan/error.h"
+
+namespace memplan {
+
+namespace {
+
+// Tensors listed one by one; the rest are counted.
+constexpr std::size_t kListed = 8;
+
+std::string DimsFlag(const std::vector<std::int64_t>& shape) {
+  std::string out;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "x" : "") + (shape[i] < 0 ? std::string("N") : std::to_string(shape[i]));
+  return out;
+}
+
+}  // namespace
+
+std::string ShellWord(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void ThrowUnsizedTensors(const Graph& graph, const std::vector<TensorRef>& tensors) {
+  std::string list, flags;
+  bool batch_only = true, guessed = false, placeholders = false;
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const TensorRef ref = tensors[k];
+    const Tensor& t = graph.subgraphs[static_cast<std::size_t>(ref.subgraph)]
+                          .tensors[static_cast<std::size_t>(ref.tensor)];
+    const std::string name = t.name.empty() ? fmt::format("#{}", ref.tensor) : t.name;
+    if (k < kListed) {
+      list += fmt::format(
+          "{}'{}' ({}tensor {}, {}{}{})", k ? ", " : "", name,
+          graph.subgraphs.size() > 1 ? fmt::format("subgraph {}, ", ref.subgraph) : "", ref.tensor,
+          DataTypeName(t.type), t.why_unsized.empty() ? "" : ": ", t.why_unsized);
+    }
+    // A leading -1 alone is a batch dimension, bound by --dim batch=N.
+    const bool leading_batch =
+        !t.shape.empty() && t.shape[0] < 0 &&
+        std::all_of(t.shape.begin() + 1, t.shape.end(), [](std::int64_t d) { return d >= 0; });
+    if (!leading_batch || !t.likely_shape.empty()) batch_only = false;
+    if (k >= kListed) continue;
+    if (!t.likely_shape.empty()) {
+      flags += fmt::format(" --shape {}={}", ShellWord(t.name), DimsFlag(t.likely_shape));
+      guessed = true;
+    } else if (!leading_batch) {
+      const std::string dims = t.shape.empty() ? "D1xD2" : DimsFlag(t.shape);
+      flags += fmt::format(" --shape {}={}", ShellWord(t.name), dims);
+      placeholders = true;
+    }
+  }
+  if (tensors.size() > kListed) {
+    list += fmt::format(" and {} more", tensors.size() - kListed);
+    flags += " ...";
+  }
+  std::string bind;
+  if (batch_only) {
+    bind = "bind the batch dimension with --dim batch=N (e.g. --dim batch=1)";
+  } else {
+    bind = fmt::format(
+        "bind them with{}{}", flags,
+        std::any_of(tensors.begin(), tensors.end(),
+                    [&](TensorRef r) {
+                      const Tensor& t = graph.subgraphs[static_cast<std::size_t>(r.subgraph)]
+                                            .tensors[static_cast<std::size_t>(r.tensor)];
+                      return t.likely_shape.empty() && !t.shape.empty() && t.shape[0] < 0;
+                    })
+            ? " (or --dim batch=N for a leading -1)"
+            : "");
+    if (placeholders) bind += " (replace N and D1xD2 with the real sizes)";
+    if (guessed) bind += " (sizes read from the ops' options; check them)";
+  }
+  throw InputError(fmt::format("{}: {} tensor{} need{} memory but {} no static size: {}; {}",
+                               graph.source.empty() ? "graph" : graph.source, tensors.size(),
+                               tensors.size() == 1 ? "" : "s", tensors.size() == 1 ? "s" : "",
+                               tensors.size() == 1 ? "has" : "have", list, bind));
+}
+
+}  // namespace memplan

@@ -1,0 +1,28 @@
+#include "tools/model_options.h"
+
+#include "memplan/shape_binding.h"
+
+namespace memplan::cli {
+
+void AddModelFlags(CLI::App& cmd, ModelFlags& flags, bool with_accounting) {
+  cmd.add_option("--dim", flags.dims,
+                 "bind a dimension models leave open: batch=N (a leading -1); repeatable")
+      ->type_name("NAME=N");
+  cmd.add_option("--shape", flags.shapes,
+                 "give a tensor a shape, e.g. 'TFLite_Detection_PostProcess=1x10x4'; repeatable")
+      ->type_name("TENSOR=DxDxD");
+  if (!with_accounting) return;
+  cmd.add_flag("--intermediates-only", flags.intermediates_only,
+               "plan only intermediate tensors, op index intervals, raw sizes (the TFLite memory "
+               "paper's accounting) instead of a TFLM arena");
+}
+
+LoadOptions ToLoadOptions(const ModelFlags& flags) {
+  LoadOptions options;
+  options.intermediates_only = flags.intermediates_only;
+  for (const std::string& d : flags.dims) options.dims.push_back(ParseDimBinding(d));
+  for (const std::string& s : flags.shapes) options.shapes.push_back(ParseShapeBinding(s));
+  return options;
+}
+
+}  // namespace memplan::cli
