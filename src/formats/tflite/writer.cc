@@ -21,6 +21,8 @@ class TfliteWriter {
  public:
   TfliteWriter(const Graph& graph, const TfliteWriteOptions& options)
       : graph_(graph), options_(options) {
+    // Every scalar is written, defaults too, so tests can mutate any field in place.
+    fbb_.ForceDefaults(true);
     buffers_.push_back(fb::CreateBuffer(fbb_));  // the empty sentinel every model starts with
   }
 

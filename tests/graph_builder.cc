@@ -1,0 +1,76 @@
+#include "tests/graph_builder.h"
+
+namespace memplan::testing {
+
+GraphBuilder::GraphBuilder() {
+  graph_.source = "test graph";
+  graph_.format = "test";
+  graph_.subgraphs.emplace_back();
+}
+
+GraphBuilder& GraphBuilder::NextSubgraph() {
+  graph_.subgraphs.emplace_back();
+  return *this;
+}
+
+std::int32_t GraphBuilder::Typed(const std::string& name, DataType type,
+                                 std::vector<std::int64_t> shape) {
+  memplan::Tensor t;
+  t.name = name;
+  t.type = type;
+  t.shape = std::move(shape);
+  if (const auto n = ShapeElements(t.shape)) t.bytes = TensorBytes(type, *n);
+  Current().tensors.push_back(std::move(t));
+  return static_cast<std::int32_t>(Current().tensors.size() - 1);
+}
+
+std::int32_t GraphBuilder::Tensor(const std::string& name, std::int64_t bytes) {
+  return Typed(name, DataType::kInt8, {bytes});
+}
+
+std::int32_t GraphBuilder::Constant(const std::string& name, std::int64_t bytes) {
+  const auto t = Tensor(name, bytes);
+  Last().is_constant = true;
+  return t;
+}
+
+std::int32_t GraphBuilder::Variable(const std::string& name, std::int64_t bytes) {
+  const auto t = Tensor(name, bytes);
+  Last().is_variable = true;
+  return t;
+}
+
+std::int32_t GraphBuilder::Unsized(const std::string& name, DataType type) {
+  const auto t = Typed(name, type, {});
+  Last().bytes.reset();
+  return t;
+}
+
+GraphBuilder& GraphBuilder::Inputs(std::vector<std::int32_t> tensors) {
+  Current().inputs = std::move(tensors);
+  return *this;
+}
+
+GraphBuilder& GraphBuilder::Outputs(std::vector<std::int32_t> tensors) {
+  Current().outputs = std::move(tensors);
+  return *this;
+}
+
+GraphBuilder& GraphBuilder::Op(const std::string& type, std::vector<std::int32_t> inputs,
+                               std::vector<std::int32_t> outputs, std::vector<std::int32_t> called,
+                               std::vector<std::int32_t> intermediates) {
+  Operator op;
+  op.type = type;
+  op.inputs = std::move(inputs);
+  op.outputs = std::move(outputs);
+  op.called_subgraphs = std::move(called);
+  op.intermediates = std::move(intermediates);
+  Current().ops.push_back(std::move(op));
+  return *this;
+}
+
+memplan::Tensor& GraphBuilder::Last() {
+  return Current().tensors.back();
+}
+
+}  // namespace memplan::testing
