@@ -1,0 +1,166 @@
+// `memplan plan` and `memplan inspect` on .tflite files, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "memplan/records_io.h"
+#include "memplan/tflite.h"
+#include "tests/graph_builder.h"
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+using testing::GraphBuilder;
+using testing::RunMemplan;
+
+std::string Quote(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
+
+std::filesystem::path WriteModel(const std::filesystem::path& dir, const std::string& name,
+                                 const std::string& bytes) {
+  const auto path = dir / name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// in -> CONV_2D(in, w) -> a -> RELU -> b -> ADD(a, b) -> out.
+Graph Chain() {
+  GraphBuilder b;
+  const auto in = b.Typed("in", DataType::kFloat32, {1, 8, 8, 3});
+  const auto w = b.Constant("w", 64);
+  const auto a = b.Typed("a", DataType::kFloat32, {1, 8, 8, 4});
+  const auto c = b.Typed("b", DataType::kFloat32, {1, 8, 8, 4});
+  const auto out = b.Typed("out", DataType::kFloat32, {1, 8, 8, 4});
+  b.Inputs({in}).Outputs({out});
+  b.Op("CONV_2D", {in, w}, {a}).Op("RELU", {a}, {c}).Op("ADD", {a, c}, {out});
+  return b.Build();
+}
+
+TEST(TfliteCli, PlanReportsOpsAndTensorOrigins) {
+  const auto dir = testing::TempDir();
+  const auto model = WriteModel(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto plan = dir / "plan.json";
+  const auto r = RunMemplan("plan " + Quote(model) + " --format json --out " + Quote(plan));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tensors"], 4);
+  EXPECT_EQ(j["ops"], 3);
+  EXPECT_EQ(j["alignment"], 16);
+  EXPECT_EQ(j["naive_bytes"], 768 + 1024 * 3);
+  const auto p = testing::ReadJsonFile(plan);
+  ASSERT_EQ(p["tensors"].size(), 4u);
+  const std::vector<std::string> names = {"in", "a", "b", "out"};
+  const std::vector<int> indices = {0, 2, 3, 4};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(p["tensors"][i]["name"], names[i]);
+    EXPECT_EQ(p["tensors"][i]["tensor"], indices[i]);
+    EXPECT_EQ(p["tensors"][i]["subgraph"], 0);
+  }
+  // The paper's accounting: only a and b.
+  const auto inter = RunMemplan("plan " + Quote(model) + " --intermediates-only --format json");
+  ASSERT_EQ(inter.exit_code, 0) << inter.err;
+  EXPECT_EQ(nlohmann::json::parse(inter.out)["tensors"], 2);
+}
+
+TEST(TfliteCli, BadFilesExitOneAndWriteNothing) {
+  const auto dir = testing::TempDir();
+  const std::string good = WriteTflite(Chain());
+  const auto truncated = WriteModel(dir, "cut.tflite", good.substr(0, good.size() / 2));
+  std::string flipped_magic = good;
+  flipped_magic[5] = 'X';
+  const auto magic = WriteModel(dir, "magic.tflite", flipped_magic);
+  Graph dangling = Chain();
+  dangling.subgraphs[0].ops[2].inputs = {1, 42};
+  const auto bad_index = WriteModel(dir, "index.tflite", WriteTflite(dangling));
+  const auto out = dir / "plan.json";
+  for (const auto& [path, message] : std::vector<std::pair<std::filesystem::path, std::string>>{
+           {truncated, "corrupt or truncated TensorFlow Lite model"},
+           {magic, "not a TensorFlow Lite model"},
+           {bad_index, "op 2 (ADD): input 1 is tensor 42, but the subgraph has 5 tensors"},
+           {dir / "missing.tflite", "cannot open"}}) {
+    SCOPED_TRACE(path.string());
+    const auto r = RunMemplan("plan " + Quote(path) + " --out " + Quote(out));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(path.string() + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    const auto inspect = RunMemplan("inspect " + Quote(path));
+    EXPECT_EQ(inspect.exit_code, 1);
+    EXPECT_NE(inspect.err.find(message), std::string::npos) << inspect.err;
+  }
+}
+
+TEST(TfliteCli, BindingsFromTheCommandLine) {
+  const auto dir = testing::TempDir();
+  GraphBuilder b;
+  const auto in = b.Typed("in", DataType::kFloat32, {-1, 10});
+  const auto mid = b.Typed("mid", DataType::kFloat32, {-1, 10});
+  const auto out = b.Unsized("result");
+  b.Inputs({in}).Outputs({out}).Op("RELU", {in}, {mid}).Op("MyDecoder", {mid}, {out});
+  const auto model = WriteModel(dir, "dyn.tflite", WriteTflite(b.Build()));
+  auto r = RunMemplan("plan " + Quote(model));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("3 tensors need memory but have no static size"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--shape result=D1xD2 (or --dim batch=N for a leading -1)"),
+            std::string::npos)
+      << r.err;
+  r = RunMemplan("plan " + Quote(model) + " --dim batch=2 --shape result=2x5 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["naive_bytes"], 80 + 80 + 48);
+  EXPECT_EQ(RunMemplan("plan " + Quote(model) + " --shape nothere=1").exit_code, 2);
+  EXPECT_EQ(RunMemplan("plan " + Quote(model) + " --shape result=1xx2").exit_code, 2);
+  EXPECT_EQ(RunMemplan("plan " + Quote(model) + " --dim seq=4").exit_code, 2);
+}
+
+TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {
+  const auto dir = testing::TempDir();
+  // in [0,1] and a [1,2] overlap in time; the plan puts them both at 0.
+  TfliteWriteOptions w;
+  w.offline_offsets = std::vector<std::int32_t>{0, -1, 0, 1024, -1};
+  const auto model = WriteModel(dir, "offline.tflite", WriteTflite(Chain(), w));
+  auto r = RunMemplan("inspect " + Quote(model) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ops_by_type"]["CONV_2D"], 1);
+  EXPECT_EQ(j["constant"]["tensors"], 1);
+  EXPECT_EQ(j["planned"]["tensors"], 4);
+  EXPECT_EQ(j["offline_plan"]["version"], 1);
+  EXPECT_EQ(j["offline_plan"]["offsets"], nlohmann::json::parse("[0,-1,0,1024,-1]"));
+  EXPECT_EQ(j["offline_plan"]["fixed_tensors"], 3);
+  ASSERT_EQ(j["offline_plan"]["overlaps"].size(), 1u);
+  EXPECT_EQ(j["offline_plan"]["overlaps"][0][0]["name"], "in");
+  EXPECT_EQ(j["offline_plan"]["overlaps"][0][1]["name"], "a");
+  r = RunMemplan("inspect " + Quote(model));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 overlap of buffers alive at the same time"), std::string::npos) << r.out;
+  // Planning keeps the offline offsets, as TFLM does, and places the rest around them.
+  r = RunMemplan("plan " + Quote(model) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(nlohmann::json::parse(r.out)["best"]["bytes"], 2048);
+  const auto clean = WriteModel(dir, "chain.tflite", WriteTflite(Chain()));
+  r = RunMemplan("inspect " + Quote(clean) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["offline_plan"].is_null());
+}
+
+TEST(TfliteCli, SharedModelsPlanWithTheirBindings) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto ssd = shared / "models" / "ssd_mobilenet_v1_coco_300_quant_postprocess.tflite";
+  const auto r = RunMemplan(
+      "plan " + Quote(ssd) +
+      " --shape TFLite_Detection_PostProcess=1x10x4 --shape TFLite_Detection_PostProcess:1=1x10"
+      " --shape TFLite_Detection_PostProcess:2=1x10 --shape TFLite_Detection_PostProcess:3=1"
+      " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tensors"], 68);
+  EXPECT_EQ(j["ops"], 64);
+  EXPECT_EQ(j["naive_bytes"], 7917136);
+  EXPECT_EQ(j["lower_bound_bytes"], 1620000);
+}
+
+}  // namespace
+}  // namespace memplan
