@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <span>
 
 #include "memplan/error.h"
@@ -311,6 +312,14 @@ class TfliteReader {
 }  // namespace
 
 TfliteModel ParseTflite(std::string_view bytes, std::string_view source) {
+  // The verifier checks alignment relative to the buffer start; reading 8-byte fields is
+  // only safe when the start itself is 8-aligned, so copy bytes that are not.
+  if (reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(std::uint64_t) != 0) {
+    std::vector<std::uint64_t> aligned((bytes.size() + 7) / 8);
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    return TfliteReader({reinterpret_cast<const char*>(aligned.data()), bytes.size()}, source)
+        .Read();
+  }
   return TfliteReader(bytes, source).Read();
 }
 

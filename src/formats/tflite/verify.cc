@@ -43,11 +43,12 @@ bool TableStartSound(flatbuffers::Verifier& v, const T* table) {
 }
 
 // True when `table`'s field `field` (an offset to a vector of tables) is a readable
-// vector; then each element's own Verify says whether it is sound.
-template <typename Parent, typename Element>
+// vector; then each element's own Verify says whether it is sound. `get` reads the
+// field, so it runs only once the field itself is known to lie inside the file.
+template <typename Parent, typename Get>
 bool VectorSound(flatbuffers::Verifier& v, const Parent* table, flatbuffers::voffset_t field,
-                 const flatbuffers::Vector<flatbuffers::Offset<Element>>* vec) {
-  return AsTable(table)->VerifyOffset(v, field) && v.VerifyVector(vec);
+                 Get get) {
+  return AsTable(table)->VerifyOffset(v, field) && v.VerifyVector(get());
 }
 
 // Finds the first part of the model the verifier rejects, for the message. Each step
@@ -62,23 +63,24 @@ std::string LocateCorruption(std::string_view bytes) {
   const fb::Model* model = fb::GetModel(buf);
   if (!TableStartSound(v, model)) return "the Model table (at the root) is cut off or malformed";
   using M = fb::Model;
-  if (!VectorSound(v, model, M::VT_OPERATOR_CODES, model->operator_codes()))
+  if (!VectorSound(v, model, M::VT_OPERATOR_CODES, [&] { return model->operator_codes(); }))
     return "the list of operator codes";
   if (const auto* codes = model->operator_codes())
     for (flatbuffers::uoffset_t i = 0; i < codes->size(); ++i)
       if (!codes->Get(i)->Verify(v)) return fmt::format("operator code {}", i);
-  if (!VectorSound(v, model, M::VT_SUBGRAPHS, model->subgraphs())) return "the list of subgraphs";
+  if (!VectorSound(v, model, M::VT_SUBGRAPHS, [&] { return model->subgraphs(); }))
+    return "the list of subgraphs";
   if (const auto* subgraphs = model->subgraphs()) {
     for (flatbuffers::uoffset_t s = 0; s < subgraphs->size(); ++s) {
       const fb::SubGraph* sg = subgraphs->Get(s);
       using S = fb::SubGraph;
       if (!TableStartSound(v, sg)) return fmt::format("subgraph {} (its table)", s);
-      if (!VectorSound(v, sg, S::VT_TENSORS, sg->tensors()))
+      if (!VectorSound(v, sg, S::VT_TENSORS, [&] { return sg->tensors(); }))
         return fmt::format("subgraph {}: the list of tensors", s);
       if (const auto* tensors = sg->tensors())
         for (flatbuffers::uoffset_t t = 0; t < tensors->size(); ++t)
           if (!tensors->Get(t)->Verify(v)) return fmt::format("subgraph {}, tensor {}", s, t);
-      if (!VectorSound(v, sg, S::VT_OPERATORS, sg->operators()))
+      if (!VectorSound(v, sg, S::VT_OPERATORS, [&] { return sg->operators(); }))
         return fmt::format("subgraph {}: the list of ops", s);
       if (const auto* ops = sg->operators())
         for (flatbuffers::uoffset_t i = 0; i < ops->size(); ++i)
@@ -86,11 +88,13 @@ std::string LocateCorruption(std::string_view bytes) {
       if (!sg->Verify(v)) return fmt::format("subgraph {} (inputs, outputs or name)", s);
     }
   }
-  if (!VectorSound(v, model, M::VT_BUFFERS, model->buffers())) return "the list of buffers";
+  if (!VectorSound(v, model, M::VT_BUFFERS, [&] { return model->buffers(); }))
+    return "the list of buffers";
   if (const auto* buffers = model->buffers())
     for (flatbuffers::uoffset_t i = 0; i < buffers->size(); ++i)
       if (!buffers->Get(i)->Verify(v)) return fmt::format("buffer {}", i);
-  if (!VectorSound(v, model, M::VT_METADATA, model->metadata())) return "the list of metadata";
+  if (!VectorSound(v, model, M::VT_METADATA, [&] { return model->metadata(); }))
+    return "the list of metadata";
   if (const auto* metadata = model->metadata())
     for (flatbuffers::uoffset_t i = 0; i < metadata->size(); ++i)
       if (!metadata->Get(i)->Verify(v)) return fmt::format("metadata entry {}", i);

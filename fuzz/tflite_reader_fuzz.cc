@@ -1,0 +1,35 @@
+// libFuzzer target: any bytes through the .tflite reader, both accountings and two
+// strategies. Only InputError may come out; anything else (a crash, a sanitizer report,
+// another exception) is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "memplan/error.h"
+#include "memplan/lifetimes.h"
+#include "memplan/offsets.h"
+#include "memplan/tflite.h"
+
+namespace {
+
+void PlanIfValid(const memplan::Graph& graph, memplan::Accounting accounting) {
+  try {
+    const memplan::GraphRecords r = memplan::RecordsFromGraph(graph, {accounting});
+    memplan::PlanOffsets(r.problem, "naive");
+    memplan::PlanOffsets(r.problem, "greedy_by_size");
+  } catch (const memplan::InputError&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  try {
+    const memplan::TfliteModel model = memplan::ParseTflite(bytes, "fuzz.tflite");
+    PlanIfValid(model.graph, memplan::Accounting::kTflm);
+    PlanIfValid(model.graph, memplan::Accounting::kIntermediatesOnly);
+  } catch (const memplan::InputError&) {
+  }
+  return 0;
+}
