@@ -12,6 +12,7 @@
 #include "memplan/table.h"
 #include "memplan/tflm_print.h"
 #include "tools/commands.h"
+#include "tools/model_options.h"
 #include "tools/strategy_runs.h"
 
 namespace memplan::cli {
@@ -29,6 +30,7 @@ struct ShowOptions {
   std::string svg;
   std::string html;
   bool ascii = false;
+  ModelFlags model;  // how a model input becomes records
 };
 
 // A run as a map. Objects plans will map here too (objects stacked by id, colour per
@@ -62,7 +64,7 @@ std::string Summary(const Workload& workload, const MapPlan& plan) {
 }
 
 void RunShow(const ShowOptions& o) {
-  Workload workload = LoadWorkload(o.input);
+  Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
   if (o.align) workload.problem.alignment = *o.align;
   const bool named = !o.strategies.empty();
   const std::vector<std::string> single_keys =
@@ -122,6 +124,7 @@ void AddShowCommand(CLI::App& app) {
                   "write a self-contained HTML page with a map per strategy and tooltips");
   cmd->add_flag("--ascii", options->ascii,
                 "print TensorFlow Lite Micro's PrintMemoryPlan() text for the plan");
+  AddModelFlags(*cmd, options->model);
   cmd->callback([options] { RunShow(*options); });
 }
 

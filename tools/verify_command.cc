@@ -8,6 +8,7 @@
 #include "memplan/table.h"
 #include "memplan/workload.h"
 #include "tools/commands.h"
+#include "tools/model_options.h"
 
 namespace memplan::cli {
 
@@ -19,6 +20,7 @@ struct VerifyOptions {
   std::string input;
   std::string plan;
   std::optional<Bytes> align;
+  ModelFlags model;  // how a model input becomes records
 };
 
 // Prints each problem on its own line and fails with a count.
@@ -34,7 +36,7 @@ struct VerifyOptions {
 }
 
 void RunVerify(const VerifyOptions& o) {
-  Workload workload = LoadWorkload(o.input);
+  Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
   const PlanFile file = ParsePlanFile(ReadFileBytes(o.plan), o.plan);
   Problem& problem = workload.problem;
   // The alignment the plan was made with (plan --align may have changed the input's).
@@ -88,6 +90,7 @@ void AddVerifyCommand(CLI::App& app) {
   cmd->add_option("--align", options->align,
                   "alignment to check (default: the plan file's, else the input's)")
       ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
+  AddModelFlags(*cmd, options->model);
   cmd->callback([options] { RunVerify(*options); });
 }
 
