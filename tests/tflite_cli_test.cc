@@ -5,6 +5,7 @@
 
 #include "memplan/records_io.h"
 #include "memplan/tflite.h"
+#include "memplan_tflite_generated.h"
 #include "tests/graph_builder.h"
 #include "tests/test_support.h"
 
@@ -74,11 +75,39 @@ TEST(TfliteCli, BadFilesExitOneAndWriteNothing) {
   Graph dangling = Chain();
   dangling.subgraphs[0].ops[2].inputs = {1, 42};
   const auto bad_index = WriteModel(dir, "index.tflite", WriteTflite(dangling));
+  Graph calls = Chain();
+  calls.subgraphs[0].ops[1].type = "IF";
+  calls.subgraphs[0].ops[1].called_subgraphs = {3, 4};
+  const auto bad_call = WriteModel(dir, "call.tflite", WriteTflite(calls));
+  Graph late = Chain();
+  std::swap(late.subgraphs[0].ops[1], late.subgraphs[0].ops[2]);
+  const auto order = WriteModel(dir, "order.tflite", WriteTflite(late));
+  Graph typed = Chain();
+  typed.subgraphs[0].tensors[3].type = static_cast<DataType>(77);
+  const auto type = WriteModel(dir, "type.tflite", WriteTflite(typed));
+  std::string buffer_bytes = WriteTflite(Chain());
+  ASSERT_TRUE(tflite::fb::GetMutableModel(buffer_bytes.data())
+                  ->mutable_subgraphs()
+                  ->GetMutableObject(0)
+                  ->mutable_tensors()
+                  ->GetMutableObject(1)
+                  ->mutate_buffer(12));
+  const auto buffer = WriteModel(dir, "buffer.tflite", buffer_bytes);
+  std::string flipped = WriteTflite(Chain());
+  flipped[3] ^= 0x40;  // the root offset's high byte: the root now lies past the end
+  const auto flip = WriteModel(dir, "flip.tflite", flipped);
   const auto out = dir / "plan.json";
   for (const auto& [path, message] : std::vector<std::pair<std::filesystem::path, std::string>>{
            {truncated, "corrupt or truncated TensorFlow Lite model"},
            {magic, "not a TensorFlow Lite model"},
            {bad_index, "op 2 (ADD): input 1 is tensor 42, but the subgraph has 5 tensors"},
+           {bad_call, "subgraph 0, op 1 (IF): calls subgraph 3, but the model has 1 subgraphs"},
+           {order,
+            "subgraph 0, op 1 (ADD) reads tensor 'b' (#3) before subgraph 0, op 2 (RELU) "
+            "produces it"},
+           {type, "subgraph 0, tensor 3 'b': unknown tensor type 77"},
+           {buffer, "subgraph 0, tensor 1 'w': buffer index 12, but the model has 2 buffers"},
+           {flip, "corrupt or truncated TensorFlow Lite model: the root table offset"},
            {dir / "missing.tflite", "cannot open"}}) {
     SCOPED_TRACE(path.string());
     const auto r = RunMemplan("plan " + Quote(path) + " --out " + Quote(out));
