@@ -1,15 +1,19 @@
 // best: a portfolio. Runs many greedy variants (orders x fit rules, the peers' exact
-// strategies among them) and returns the smallest plan. Deterministic: variants run in a
-// fixed order, ties go to the earlier one, a variant is abandoned as soon as its arena
-// reaches the best so far (it could then at most tie), and the search stops when a plan
-// reaches a lower bound. Beyond kBestSmallProblem records only the near-linear variants
-// run (never tflm_greedy's order or strip_packing).
+// strategies among them), on small problems also strip_packing and a search over
+// orders, and returns the smallest plan. Deterministic: variants run in a fixed order,
+// ties go to the earlier one, a variant is abandoned as soon as its arena reaches the
+// best so far (it could at most tie), and everything stops once a plan reaches a lower
+// bound. Beyond kBestSmallProblem records only the near-linear greedy variants run
+// (never tflm_greedy's order, strip_packing or the search).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <optional>
 
 #include "memplan/bounds.h"
 #include "memplan/offsets.h"
+#include "src/offsets/order_search.h"
 #include "src/offsets/orders.h"
 #include "src/offsets/placement.h"
 
@@ -26,14 +30,13 @@ struct Context {
   const ConflictIndex& index;
 };
 
-using OrderFn = std::function<std::vector<std::size_t>(const Context&)>;
-
 // One placement order, tried with one or more fit rules.
 struct OrderChoice {
-  const char* label;      // e.g. "size"
-  OrderFn order;          // the online records in placement order
-  std::vector<Fit> fits;  // the rules to try with it, in this order
-  bool small_only;        // only for problems up to kBestSmallProblem records
+  const char* label;                                             // e.g. "size"
+  std::function<std::vector<std::size_t>(const Context&)> make;  // the online records, in order
+  std::vector<Fit> fits;                                         // rules to try, in this order
+  bool small_only;   // only on problems up to kBestSmallProblem records
+  bool search_from;  // on small problems, the order search starts here too
 };
 
 const char* FitLabel(Fit fit) {
@@ -50,57 +53,51 @@ const char* FitLabel(Fit fit) {
   return "";
 }
 
-std::vector<OrderChoice> Orders() {
+std::vector<OrderChoice> Choices() {
+  const std::vector<Fit> both = {Fit::kBest, Fit::kFirst};
   std::vector<OrderChoice> out;
-  out.push_back({"size",
-                 [](const Context& c) { return SizeOrder(c.problem); },
-                 {Fit::kBest, Fit::kFirst},
-                 false});
-  out.push_back({"tflm_greedy",
+  out.push_back({"size", [](const Context& c) { return SizeOrder(c.problem); }, both, false, true});
+  out.push_back({"size, reverse ties (tflm_greedy)",
                  [](const Context& c) {
                    return SortOnline(c.problem, [&](std::size_t i) {
-                     return OrderKey{Descending(c.problem.records[i].size), Descending(i), 0};
+                     const Bytes size = AlignUp(c.problem.records[i].size, c.problem.alignment);
+                     return OrderKey{Descending(size), Descending(i), 0};
                    });
                  },
                  {Fit::kFirst},
-                 true});
-  out.push_back({"area",
-                 [](const Context& c) { return AreaOrder(c.problem); },
-                 {Fit::kBest, Fit::kFirst},
+                 true,
                  false});
   out.push_back({"size, lifetime",
-                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); },
-                 {Fit::kBest, Fit::kFirst},
+                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, both, false,
                  false});
-  out.push_back({"lifetime",
-                 [](const Context& c) { return LifetimeOrder(c.problem); },
-                 {Fit::kBest, Fit::kFirst},
-                 false});
-  out.push_back({"start",
-                 [](const Context& c) { return StartOrder(c.problem); },
-                 {Fit::kBest, Fit::kFirst},
-                 false});
-  out.push_back({"start, size",
-                 [](const Context& c) { return StartThenSizeOrder(c.problem); },
-                 {Fit::kBest, Fit::kFirst},
-                 false});
+  out.push_back(
+      {"area", [](const Context& c) { return AreaOrder(c.problem); }, both, false, false});
+  out.push_back(
+      {"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, both, false, false});
+  out.push_back(
+      {"start", [](const Context& c) { return StartOrder(c.problem); }, both, false, true});
+  out.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
+                 both, false, false});
   out.push_back({"breadth",
-                 [](const Context& c) { return BreadthOrder(c.problem, c.steps, c.index); },
-                 {Fit::kBest, Fit::kFirst},
-                 false});
+                 [](const Context& c) { return BreadthOrder(c.problem, c.steps, c.index); }, both,
+                 false, false});
   return out;
 }
 
 // The lowest arena any plan can have: the peak of live bytes, and with an alignment the
 // peak of aligned live bytes less the slack the topmost record may leave unused.
 Bytes StopBound(const Problem& problem) {
-  Problem raw = problem;
-  raw.alignment = 1;
+  Problem raw;
+  raw.records = problem.records;
   const Bytes live = OffsetsLowerBound(raw);
   const Bytes aligned = OffsetsLowerBound(problem);
   const Bytes slack = problem.alignment - 1;
   return std::max(live, aligned > slack ? aligned - slack : 0);
 }
+
+// Record placements one order search may spend (a few tens of ms on a few hundred
+// densely conflicting records).
+constexpr std::uint64_t kSearchPlacements = 100'000;
 
 }  // namespace
 
@@ -119,31 +116,43 @@ OffsetPlan PlanBest(const Problem& problem) {
   };
   auto done = [&] { return best && best->arena_bytes <= bound; };
 
+  // Where the order search starts: the winning greedy variant and a few diverse ones.
+  struct Start {
+    std::vector<std::size_t> order;  // the variant's order
+    Fit fit;                         // and its fit rule
+    std::string label;               // its name in `detail`
+  };
+  std::optional<Start> winner;
+  std::vector<Start> diverse;
+
   Placer placer(problem, steps, index);
-  for (const OrderChoice& choice : Orders()) {
+  for (const OrderChoice& choice : Choices()) {
     if (done()) break;
     if (choice.small_only && !small) continue;
-    const std::vector<std::size_t> order = choice.order(context);
+    std::vector<std::size_t> order = choice.make(context);
     for (Fit fit : choice.fits) {
       if (done()) break;
+      const std::string label = std::string(choice.label) + " order, " + FitLabel(fit);
       placer.Reset(fit != Fit::kArena);
-      bool beaten = false;
-      for (std::size_t r : order) {
-        placer.Place(r, fit);
-        if (best && placer.ArenaSoFar() >= best->arena_bytes) {
-          beaten = true;
-          break;
-        }
-      }
-      if (!beaten)
-        consider(placer.offsets(), std::string(choice.label) + " order, " + FitLabel(fit));
+      const Bytes give_up = best ? best->arena_bytes - 1 : ~Bytes{0};
+      const bool wins = placer.PlaceAll(order, fit, give_up);
+      if (wins) consider(placer.Offsets(), label);
+      if (small && wins) winner = Start{order, fit, label};
+      if (small && choice.search_from) diverse.push_back({order, fit, label});
     }
   }
-  if (small && !done()) {
-    OffsetPlan strip = PlanStripPacking(problem);
-    consider(std::move(strip.offsets), "strip_packing");
+  std::vector<Start> starts;
+  if (winner) starts.push_back(std::move(*winner));
+  for (Start& start : diverse)
+    if (starts.empty() || start.label != starts.front().label) starts.push_back(std::move(start));
+  if (small && !done()) consider(PlanStripPacking(problem).offsets, "strip_packing");
+  for (const Start& start : starts) {
+    if (done()) break;
+    if (auto found = SearchOrders(placer, problem, start.order, start.fit, ~Bytes{0}, bound,
+                                  kSearchPlacements))
+      consider(std::move(found->offsets),
+               fmt::format("{}, reordered ({} tries)", start.label, found->tries));
   }
-  if (!best) consider(PlanNaive(problem).offsets, "naive");  // only with no online records
   return std::move(*best);
 }
 

@@ -13,8 +13,8 @@ OffsetPlan PlanGreedyByBreadth(const Problem& problem) {
   const CompactSteps steps = Compact(problem);
   const ConflictIndex index(steps);
   Placer placer(problem, steps, index);
-  for (std::size_t r : BreadthOrder(problem, steps, index)) placer.Place(r, Fit::kBest);
-  return MakeOffsetPlan(problem, "greedy_by_breadth", placer.TakeOffsets());
+  placer.PlaceAll(BreadthOrder(problem, steps, index), Fit::kBest);
+  return MakeOffsetPlan(problem, "greedy_by_breadth", placer.Offsets());
 }
 
 }  // namespace memplan

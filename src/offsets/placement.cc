@@ -55,12 +55,12 @@ CompactSteps Compact(const Problem& problem) {
 ConflictIndex::ConflictIndex(const CompactSteps& steps) {
   const std::size_t n = steps.first.size();
   if (n == 0) return;
-  // Group of each record: floor(log2(length + 1)), length = last - first.
+  // Group of each record: floor(log2(length + 1) / kGroupBits), length = last - first.
   std::vector<std::uint8_t> group_of(n);
   std::vector<std::size_t> group_size(33, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto span = static_cast<std::uint32_t>(steps.last[i] - steps.first[i]) + 1;
-    group_of[i] = static_cast<std::uint8_t>(std::bit_width(span) - 1);
+    group_of[i] = static_cast<std::uint8_t>((std::bit_width(span) - 1) / kGroupBits);
     ++group_size[group_of[i]];
   }
   // Counting sort by (group, block): the start of every block of every group.
@@ -69,8 +69,9 @@ ConflictIndex::ConflictIndex(const CompactSteps& steps) {
   for (int g = 0; g < 33; ++g) {
     if (group_size[g] == 0) continue;
     Group group;
-    group.shift = g;
-    const std::size_t blocks = (static_cast<std::size_t>(steps.count - 1) >> g) + 1;
+    group.shift = g * kGroupBits;
+    group.reach = (std::int64_t{1} << ((g + 1) * kGroupBits)) - 2;
+    const std::size_t blocks = (static_cast<std::size_t>(steps.count - 1) >> group.shift) + 1;
     group.block_start.assign(blocks + 1, 0);
     group_slot[g] = groups_.size();
     groups_.push_back(std::move(group));
@@ -95,6 +96,8 @@ ConflictIndex::ConflictIndex(const CompactSteps& steps) {
     const std::size_t block = static_cast<std::size_t>(steps.first[i]) >> groups_[g].shift;
     entries_[cursor[g][block]++] = {steps.first[i], steps.last[i], static_cast<std::uint32_t>(i)};
   }
+  position_.resize(n);
+  for (std::uint32_t e = 0; e < n; ++e) position_[entries_[e].record] = e;
 }
 
 Bytes ChooseOffset(Fit fit, std::span<const Neighbour> placed, Bytes size, Bytes alignment) {
@@ -141,46 +144,172 @@ Bytes ChooseOffset(Fit fit, std::span<const Neighbour> placed, Bytes size, Bytes
   return 0;
 }
 
+std::vector<std::uint64_t> ConflictCounts(const Problem& problem) {
+  const std::size_t n = problem.size();
+  std::vector<Step> firsts(n), lasts(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    firsts[i] = problem.records[i].first;
+    lasts[i] = problem.records[i].last;
+  }
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  std::vector<std::uint64_t> counts(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // All but those ending before it starts and those starting after it ends.
+    const UsageRecord& r = problem.records[i];
+    const auto ended = std::lower_bound(lasts.begin(), lasts.end(), r.first) - lasts.begin();
+    const auto later = firsts.end() - std::upper_bound(firsts.begin(), firsts.end(), r.last);
+    counts[i] = n - 1 - static_cast<std::uint64_t>(ended) - static_cast<std::uint64_t>(later);
+  }
+  return counts;
+}
+
+namespace {
+
+// The list engine reads every placed record per placement (about n^2 / 4 reads a plan,
+// each cheap); the index engine reads about the conflicting ones and sorts them (a few
+// times 2 x Σ conflicts, each dearer). Lists win only on small, dense problems.
+Engine ChooseEngine(const Problem& problem) {
+  const std::size_t n = problem.size();
+  if (n > 4096) return Engine::kIndex;
+  std::uint64_t conflicts = 0;
+  for (std::uint64_t c : ConflictCounts(problem)) conflicts += c;
+  return static_cast<std::uint64_t>(n) * n < 16 * conflicts ? Engine::kList : Engine::kIndex;
+}
+
+}  // namespace
+
 Placer::Placer(const Problem& problem, const CompactSteps& steps, const ConflictIndex& index,
-               bool keep_empty)
-    : problem_(problem), steps_(steps), index_(index) {
+               bool keep_empty, Engine engine)
+    : problem_(problem), index_(index) {
+  engine_ = engine == Engine::kAuto ? ChooseEngine(problem) : engine;
+  records_.resize(problem.size());
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    records_[i] = {steps.first[i], steps.last[i],           index.PositionOf(i),
+                   false,          problem.records[i].size, 0};
+  if (engine_ == Engine::kIndex) {
+    slots_.reserve(index.entries().size());
+    for (const ConflictIndex::Entry& e : index.entries())
+      slots_.push_back({e.first, e.last, 0, 0, problem.records[e.record].size});
+  }
   Reset(keep_empty);
 }
 
 void Placer::Reset(bool keep_empty) {
   keep_empty_ = keep_empty;
-  offsets_.assign(problem_.size(), 0);
-  order_.assign(problem_.size(), 0);
+  for (Record& record : records_) {
+    record.placed = false;
+    record.offset = 0;
+  }
+  if (engine_ == Engine::kIndex) {
+    for (Slot& slot : slots_) slot.order = 0;
+  } else {
+    slots_.clear();
+  }
   placed_count_ = 0;
   arena_ = 0;
   for (std::size_t i = 0; i < problem_.size(); ++i)
     if (problem_.IsFixed(i)) Register(i, *problem_.fixed_offsets[i]);
 }
 
+std::vector<Bytes> Placer::Offsets() const {
+  std::vector<Bytes> out(records_.size());
+  for (std::size_t i = 0; i < records_.size(); ++i) out[i] = records_[i].offset;
+  return out;
+}
+
 void Placer::Register(std::size_t r, Bytes offset) {
-  offsets_[r] = offset;
-  const Bytes size = problem_.records[r].size;
-  arena_ = std::max(arena_, offset + size);
-  if (size == 0 && !keep_empty_) return;  // placed, but invisible to later records
-  order_[r] = ++placed_count_;
+  Record& record = records_[r];
+  record.placed = true;
+  record.offset = offset;
+  arena_ = std::max(arena_, offset + record.size);
+  if (record.size == 0 && !keep_empty_) return;  // placed, but invisible to later records
+  const std::uint32_t order = ++placed_count_;
+  if (engine_ == Engine::kIndex) {
+    Slot& slot = slots_[record.position];
+    slot.order = order;
+    slot.offset = offset;
+  } else {
+    const Slot slot{record.first, record.last, order, offset, record.size};
+    slots_.insert(std::upper_bound(slots_.begin(), slots_.end(), offset,
+                                   [](Bytes o, const Slot& e) { return o < e.offset; }),
+                  slot);
+  }
 }
 
 Bytes Placer::Place(std::size_t r, Fit fit) {
-  const Bytes size = problem_.records[r].size;
-  if (size == 0 && fit == Fit::kArena) {
+  const Record& record = records_[r];
+  if (record.size == 0 && fit == Fit::kArena) {
     Register(r, 0);  // SimpleMemoryArena: empty tensors sit at 0 and are not recorded
     return 0;
   }
-  scratch_.clear();
-  index_.ForEachMeeting(steps_.first[r], steps_.last[r], [&](std::uint32_t p) {
-    if (order_[p] != 0) scratch_.push_back({offsets_[p], order_[p], problem_.records[p].size});
-  });
-  std::sort(scratch_.begin(), scratch_.end(), [](const Neighbour& a, const Neighbour& b) {
-    return a.offset != b.offset ? a.offset < b.offset : a.order < b.order;
-  });
-  const Bytes offset = ChooseOffset(fit, scratch_, size, problem_.alignment);
+  const std::int32_t first = record.first, last = record.last;
+  // Copies every slot read and keeps those that conflict, without branching on them
+  // (whether a slot conflicts is a coin flip the processor cannot predict).
+  std::size_t count = 0;
+  auto collect = [&](const Slot* begin, const Slot* end) {
+    const auto needed = count + static_cast<std::size_t>(end - begin);
+    if (scratch_.size() < needed) scratch_.resize(std::max(needed, 2 * scratch_.size()));
+    Neighbour* out = scratch_.data() + count;
+    for (const Slot* slot = begin; slot != end; ++slot) {
+      *out = {slot->offset, slot->order, slot->size};
+      out += (slot->order != 0) & (slot->last >= first) & (slot->first <= last);
+    }
+    count = static_cast<std::size_t>(out - scratch_.data());
+  };
+  const Slot* slots = slots_.data();
+  if (engine_ == Engine::kList) {
+    collect(slots, slots + slots_.size());  // already in offset order
+  } else {
+    index_.ForEachRun(first, last, [&](std::uint32_t begin, std::uint32_t end) {
+      collect(slots + begin, slots + end);
+    });
+    std::sort(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(count),
+              [](const Neighbour& a, const Neighbour& b) {
+                return a.offset != b.offset ? a.offset < b.offset : a.order < b.order;
+              });
+  }
+  const Bytes offset =
+      ChooseOffset(fit, std::span(scratch_.data(), count), record.size, problem_.alignment);
   Register(r, offset);
   return offset;
+}
+
+void Placer::Prefetch(std::size_t r, int stage) const {
+  const Record& record = records_[r];
+  if (stage == 0) {
+    __builtin_prefetch(&record);
+  } else if (stage == 1) {
+    index_.PrefetchBlocks(record.first, record.last);
+    __builtin_prefetch(&slots_[record.position], 1);
+  } else {
+    // Every cache line of every run (runs are short; a long one is read sequentially,
+    // which the hardware prefetches by itself after a few lines).
+    index_.ForEachRun(record.first, record.last, [&](std::uint32_t begin, std::uint32_t end) {
+      const char* from = reinterpret_cast<const char*>(slots_.data() + begin);
+      const char* to = reinterpret_cast<const char*>(slots_.data() + end);
+      to = std::min(to, from + 8 * 64);
+      for (const char* line = from; line < to; line += 64) __builtin_prefetch(line);
+    });
+  }
+}
+
+bool Placer::PlaceAll(std::span<const std::size_t> order, Fit fit, Bytes give_up_above) {
+  // Three placements ahead per stage: fetch the record, then the index blocks its query
+  // reads, then the first entries of each run.
+  constexpr std::size_t kAhead = 4;
+  const bool fetch = engine_ == Engine::kIndex;
+  const std::size_t m = order.size();
+  for (std::size_t k = 0; k < m; ++k) {
+    if (fetch) {
+      if (k + 3 * kAhead < m) Prefetch(order[k + 3 * kAhead], 0);
+      if (k + 2 * kAhead < m) Prefetch(order[k + 2 * kAhead], 1);
+      if (k + kAhead < m) Prefetch(order[k + kAhead], 2);
+    }
+    Place(order[k], fit);
+    if (arena_ > give_up_above) return false;
+  }
+  return true;
 }
 
 std::vector<std::size_t> OnlineRecords(const Problem& problem) {
@@ -196,8 +325,8 @@ OffsetPlan PlaceInOrder(const Problem& problem, std::span<const std::size_t> ord
   const CompactSteps steps = Compact(problem);
   const ConflictIndex index(steps);
   Placer placer(problem, steps, index, fit != Fit::kArena);
-  for (std::size_t r : order) placer.Place(r, fit);
-  return MakeOffsetPlan(problem, std::move(strategy), placer.TakeOffsets());
+  placer.PlaceAll(order, fit);
+  return MakeOffsetPlan(problem, std::move(strategy), placer.Offsets());
 }
 
 }  // namespace memplan::offsets_internal
