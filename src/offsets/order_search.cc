@@ -40,14 +40,14 @@ std::optional<Bytes> Run(Placer& placer, const std::vector<std::size_t>& order, 
 }  // namespace
 
 std::optional<SearchResult> SearchOrders(Placer& placer, const Problem& problem,
-                                         std::vector<std::size_t> order, Fit fit, Bytes arena,
-                                         Bytes bound, std::uint64_t budget) {
+                                         std::vector<std::size_t> order, Fit fit, Bytes bound,
+                                         std::uint64_t budget) {
   if (order.size() < 2) return std::nullopt;
   Random random(0x6d656d706c616e);  // "memplan"
   std::uint64_t placements = 0;
-  if (!Run(placer, order, fit, arena, placements)) return std::nullopt;
+  if (!Run(placer, order, fit, ~Bytes{0}, placements)) return std::nullopt;
   std::vector<Bytes> current = placer.Offsets();
-  Bytes current_arena = arena;
+  Bytes current_arena = placer.ArenaSoFar();
   std::optional<SearchResult> best;
   std::vector<std::size_t> position(problem.size(), 0);
   std::vector<std::size_t> tops;

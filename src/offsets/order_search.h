@@ -17,13 +17,13 @@ struct SearchResult {
   std::size_t tries = 0;       // orders tried
 };
 
-// Starting from `order` placed with `fit` (arena `arena`), repeatedly moves a record
+// Starting from `order` placed with `fit`, repeatedly moves a record
 // that reaches the top of the current plan to a pseudo-random earlier position and
 // re-places everything; keeps a move when the arena does not grow. Stops after
 // `budget` record placements or at `bound`. Returns the best plan when it is smaller
-// than `arena`. Deterministic: a fixed-seed generator drives every choice.
+// than the starting order's. Deterministic: a fixed-seed generator drives every choice.
 std::optional<SearchResult> SearchOrders(Placer& placer, const Problem& problem,
-                                         std::vector<std::size_t> order, Fit fit, Bytes arena,
-                                         Bytes bound, std::uint64_t budget);
+                                         std::vector<std::size_t> order, Fit fit, Bytes bound,
+                                         std::uint64_t budget);
 
 }  // namespace memplan::offsets_internal
