@@ -8,6 +8,7 @@
 #include "memplan/bounds.h"
 #include "memplan/offsets.h"
 #include "memplan/records_io.h"
+#include "src/offsets/best_internal.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -30,6 +31,20 @@ TEST(OffsetsBest, NoWorseThanAnyGreedyMemberAndDeterministic) {
     const OffsetPlan again = PlanOffsets(p, "best");
     EXPECT_EQ(again.offsets, best.offsets);
     EXPECT_EQ(again.detail, best.detail);
+  }
+}
+
+TEST(OffsetsBest, SamePlanWithAnyNumberOfThreads) {
+  // Large enough for several threads; dense enough that variants give up at times.
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    const Problem p = testing::RandomProblem(
+        seed, {.records = 1200, .steps = 600, .alignment = 4, .fixed_fraction = 0.05});
+    const OffsetPlan one = offsets_internal::PlanBestWithWorkers(p, 1);
+    for (unsigned workers : {2u, 5u}) {
+      const OffsetPlan many = offsets_internal::PlanBestWithWorkers(p, workers);
+      EXPECT_EQ(many.offsets, one.offsets) << workers << " threads";
+      EXPECT_EQ(many.detail, one.detail) << workers << " threads";
+    }
   }
 }
 

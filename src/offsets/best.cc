@@ -1,18 +1,25 @@
 // best: a portfolio. Runs many greedy variants (orders x fit rules, the peers' exact
-// strategies among them), on small problems also strip_packing and a search over
-// orders, and returns the smallest plan. Deterministic: variants run in a fixed order,
-// ties go to the earlier one, a variant is abandoned as soon as its arena reaches the
-// best so far (it could at most tie), and everything stops once a plan reaches a lower
-// bound. Beyond kBestSmallProblem records only the near-linear greedy variants run
-// (never tflm_greedy's order, strip_packing or the search).
+// strategies among them), on small problems also strip_packing and searches over orders,
+// and returns the smallest plan (ties: the earlier variant, in the fixed order below).
+//
+// Work runs on up to kMaxWorkers threads, yet the result never depends on timing: a
+// variant gives up only once its arena exceeds that of a variant already finished
+// (so the winner always finishes), and once a finished variant reaches the lower bound
+// only the variants before it still run (one of them could tie it and would win).
+// Beyond kBestSmallProblem records only near-linear greedy variants run (never
+// tflm_greedy's order, strip_packing or the searches).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "memplan/bounds.h"
 #include "memplan/offsets.h"
+#include "src/offsets/best_internal.h"
 #include "src/offsets/order_search.h"
 #include "src/offsets/orders.h"
 #include "src/offsets/placement.h"
@@ -35,8 +42,8 @@ struct OrderChoice {
   const char* label;                                             // e.g. "size"
   std::function<std::vector<std::size_t>(const Context&)> make;  // the online records, in order
   std::vector<Fit> fits;                                         // rules to try, in this order
-  bool small_only;   // only on problems up to kBestSmallProblem records
-  bool search_from;  // on small problems, the order search starts here too
+  bool large_too;    // also on problems beyond kBestSmallProblem records
+  bool search_from;  // on small problems, an order search starts here
 };
 
 const char* FitLabel(Fit fit) {
@@ -53,11 +60,24 @@ const char* FitLabel(Fit fit) {
   return "";
 }
 
-std::vector<OrderChoice> Choices() {
+// The greedy variants, best first on typical inputs. On large problems each costs a
+// full pass over the records, so the list there keeps the cheap and the diverse ones.
+std::vector<OrderChoice> Choices(bool small) {
   const std::vector<Fit> both = {Fit::kBest, Fit::kFirst};
-  std::vector<OrderChoice> out;
-  out.push_back({"size", [](const Context& c) { return SizeOrder(c.problem); }, both, false, true});
-  out.push_back({"size, reverse ties (tflm_greedy)",
+  const std::vector<Fit> best_only = {Fit::kBest};
+  std::vector<OrderChoice> all;
+  all.push_back({"size", [](const Context& c) { return SizeOrder(c.problem); },
+                 small ? both : best_only, true, true});
+  all.push_back({"breadth",
+                 [](const Context& c) { return BreadthOrder(c.problem, c.steps, c.index); },
+                 small ? both : best_only, true, false});
+  all.push_back({"start", [](const Context& c) { return StartOrder(c.problem); },
+                 small ? both : best_only, true, true});
+  all.push_back({"area", [](const Context& c) { return AreaOrder(c.problem); },
+                 small ? both : best_only, true, false});
+  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); },
+                 small ? both : best_only, true, false});
+  all.push_back({"size, reverse ties (tflm_greedy)",
                  [](const Context& c) {
                    return SortOnline(c.problem, [&](std::size_t i) {
                      const Bytes size = AlignUp(c.problem.records[i].size, c.problem.alignment);
@@ -65,22 +85,16 @@ std::vector<OrderChoice> Choices() {
                    });
                  },
                  {Fit::kFirst},
-                 true,
+                 false,
                  false});
-  out.push_back({"size, lifetime",
+  all.push_back({"size, lifetime",
                  [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, both, false,
                  false});
-  out.push_back(
-      {"area", [](const Context& c) { return AreaOrder(c.problem); }, both, false, false});
-  out.push_back(
-      {"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, both, false, false});
-  out.push_back(
-      {"start", [](const Context& c) { return StartOrder(c.problem); }, both, false, true});
-  out.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
+  all.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
                  both, false, false});
-  out.push_back({"breadth",
-                 [](const Context& c) { return BreadthOrder(c.problem, c.steps, c.index); }, both,
-                 false, false});
+  std::vector<OrderChoice> out;
+  for (OrderChoice& c : all)
+    if (small || c.large_too) out.push_back(std::move(c));
   return out;
 }
 
@@ -95,81 +109,171 @@ Bytes StopBound(const Problem& problem) {
   return std::max(live, aligned > slack ? aligned - slack : 0);
 }
 
-// Record placements one order search may spend per record of the problem, and all the
-// searches together at most (a few tens of ms on a few hundred densely conflicting
-// records, about a second on 20,000 sparse ones). More finds little: each search settles
-// in a local optimum within a few hundred tries.
-constexpr std::uint64_t kSearchPlacementsPerRecord = 100;
-constexpr std::uint64_t kSearchPlacementsMax = 2'000'000;
+// Work one order search may spend: as much as kSearchRuns placements of its whole order,
+// and all searches together at most kSearchReads Placer::Reads (about 0.1 s of one core).
+// More finds little: each search settles in a local optimum within a few hundred tries.
+constexpr std::uint64_t kSearchRuns = 100;
+constexpr std::uint64_t kSearchReads = 50'000'000;
+// Threads for the variants; below this many records one thread is quicker.
+constexpr unsigned kMaxWorkers = 4;
+constexpr std::size_t kParallelFrom = 1000;
+
+// Runs job(item, worker) for items 0..count-1 on `workers` threads (worker 0 is the
+// calling thread), items handed out in order.
+void ForEachItem(std::size_t count, unsigned workers,
+                 const std::function<void(std::size_t, unsigned)>& job) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&](unsigned worker) {
+    for (std::size_t item; (item = next.fetch_add(1)) < count;) job(item, worker);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w < std::min<std::size_t>(workers, count); ++w)
+    threads.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : threads) t.join();
+}
+
+// A finished candidate plan.
+struct Candidate {
+  Bytes arena = 0;             // its arena
+  std::vector<Bytes> offsets;  // its offsets
+  std::string detail;          // how it was made
+};
+
+// Candidates in a fixed order of slots, and the shared limits that let unfinished ones
+// give up early without changing which one wins.
+class Results {
+ public:
+  Results(std::size_t slots, Bytes bound) : slots_(slots), bound_(bound) {}
+
+  // Anything arriving later cannot win once its arena exceeds this.
+  const std::atomic<Bytes>& Limit() const { return limit_; }
+  // Slot `slot` need not run: an earlier slot already reached the bound.
+  bool Settled(std::size_t slot) const { return settled_before_.load() < slot; }
+
+  void Add(std::size_t slot, Candidate candidate) {
+    std::lock_guard lock(mutex_);
+    Bytes limit = limit_.load();
+    if (candidate.arena < limit) limit_.store(candidate.arena);
+    if (candidate.arena <= bound_ && slot < settled_before_.load()) settled_before_.store(slot);
+    slots_[slot] = std::move(candidate);
+  }
+
+  // The smallest candidate, the earliest on ties.
+  std::optional<Candidate> Take() {
+    std::optional<Candidate> best;
+    for (auto& c : slots_)
+      if (c && (!best || c->arena < best->arena)) best = std::move(c);
+    return best;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::optional<Candidate>> slots_;
+  const Bytes bound_;
+  std::atomic<Bytes> limit_{~Bytes{0}};
+  std::atomic<std::size_t> settled_before_{~std::size_t{0}};
+};
 
 }  // namespace
 
-OffsetPlan PlanBest(const Problem& problem) {
+namespace offsets_internal {
+
+OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   const CompactSteps steps = Compact(problem);
   const ConflictIndex index(steps);
   const Context context{problem, steps, index};
   const bool small = problem.size() <= kBestSmallProblem;
   const Bytes bound = StopBound(problem);
+  if (problem.size() < kParallelFrom) workers = 1;
 
-  std::optional<OffsetPlan> best;
-  auto consider = [&](std::vector<Bytes> offsets, std::string detail) {
-    OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(offsets));
-    plan.detail = std::move(detail);
-    if (!best || plan.arena_bytes < best->arena_bytes) best = std::move(plan);
+  // Stage 1: the greedy variants, one order per item, its fits in turn.
+  const std::vector<OrderChoice> choices = Choices(small);
+  std::vector<std::size_t> first_slot;  // slot of each choice's first fit
+  std::size_t slots = 0;
+  for (const OrderChoice& c : choices) {
+    first_slot.push_back(slots);
+    slots += c.fits.size();
+  }
+  Results greedy(slots, bound);
+  std::vector<std::vector<std::size_t>> orders(choices.size());  // kept for the searches
+  std::vector<std::optional<Placer>> placers(workers);
+  auto placer_for = [&](unsigned worker) -> Placer& {
+    if (!placers[worker]) placers[worker].emplace(problem, steps, index);
+    return *placers[worker];
   };
-  auto done = [&] { return best && best->arena_bytes <= bound; };
+  ForEachItem(choices.size(), workers, [&](std::size_t item, unsigned worker) {
+    const OrderChoice& choice = choices[item];
+    if (greedy.Settled(first_slot[item])) return;
+    std::vector<std::size_t> order = choice.make(context);
+    Placer& placer = placer_for(worker);
+    for (std::size_t f = 0; f < choice.fits.size(); ++f) {
+      const std::size_t slot = first_slot[item] + f;
+      if (greedy.Settled(slot)) break;
+      const Fit fit = choice.fits[f];
+      placer.Reset(fit != Fit::kArena);
+      if (!placer.PlaceAll(order, fit, greedy.Limit())) continue;
+      greedy.Add(slot, {placer.ArenaSoFar(), placer.Offsets(),
+                        std::string(choice.label) + " order, " + FitLabel(fit)});
+    }
+    if (small) orders[item] = std::move(order);
+  });
+  std::optional<Candidate> best = greedy.Take();
+  auto finish = [&](Candidate c) {
+    OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(c.offsets));
+    plan.detail = std::move(c.detail);
+    return plan;
+  };
+  if (!small || best->arena <= bound) return finish(std::move(*best));
 
-  // Where the order search starts: the winning greedy variant and a few diverse ones.
+  // Stage 2 (small problems): strip_packing, then order searches from the winner, from
+  // the diverse orders and from strip_packing's plan read bottom-up.
+  Candidate strip{0, PlanStripPacking(problem).offsets, "strip_packing"};
+  strip.arena = ArenaBytes(problem, strip.offsets);
   struct Start {
-    std::vector<std::size_t> order;  // the variant's order
-    Fit fit;                         // and its fit rule
+    std::vector<std::size_t> order;  // where the search starts
+    Fit fit;                         // with this fit rule
     std::string label;               // its name in `detail`
   };
-  std::optional<Start> winner;
-  std::vector<Start> diverse;
-
-  Placer placer(problem, steps, index);
-  for (const OrderChoice& choice : Choices()) {
-    if (done()) break;
-    if (choice.small_only && !small) continue;
-    std::vector<std::size_t> order = choice.make(context);
-    for (Fit fit : choice.fits) {
-      if (done()) break;
-      const std::string label = std::string(choice.label) + " order, " + FitLabel(fit);
-      placer.Reset(fit != Fit::kArena);
-      const Bytes give_up = best ? best->arena_bytes - 1 : ~Bytes{0};
-      const bool wins = placer.PlaceAll(order, fit, give_up);
-      if (wins) consider(placer.Offsets(), label);
-      if (small && wins) winner = Start{order, fit, label};
-      if (small && choice.search_from) diverse.push_back({order, fit, label});
+  std::vector<Start> starts;
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    for (Fit fit : choices[c].fits) {
+      const std::string label = std::string(choices[c].label) + " order, " + FitLabel(fit);
+      if (orders[c].empty()) continue;  // settled before it ran
+      if (label == best->detail)
+        starts.insert(starts.begin(), {orders[c], fit, label});
+      else if (choices[c].search_from)
+        starts.push_back({orders[c], fit, label});
     }
   }
-  std::vector<Start> starts;
-  if (winner) starts.push_back(std::move(*winner));
-  for (Start& start : diverse)
-    if (starts.empty() || start.label != starts.front().label) starts.push_back(std::move(start));
-  if (small && !done()) {
-    // The skyline packs differently from any greedy order; its plan read bottom-up is an
-    // order the search can start from too.
-    std::vector<Bytes> strip = PlanStripPacking(problem).offsets;
-    std::vector<std::size_t> bottom_up = OnlineRecords(problem);
-    std::stable_sort(bottom_up.begin(), bottom_up.end(),
-                     [&](std::size_t a, std::size_t b) { return strip[a] < strip[b]; });
-    consider(std::move(strip), "strip_packing");
-    for (Fit fit : {Fit::kFirst, Fit::kBest})
-      starts.push_back({bottom_up, fit, std::string("strip_packing's order, ") + FitLabel(fit)});
-  }
-  const std::uint64_t budget =
-      starts.empty() ? 0
-                     : std::min<std::uint64_t>(kSearchPlacementsPerRecord * problem.size(),
-                                               kSearchPlacementsMax / starts.size());
-  for (const Start& start : starts) {
-    if (done()) break;
-    if (auto found = SearchOrders(placer, problem, start.order, start.fit, bound, budget))
-      consider(std::move(found->offsets),
-               fmt::format("{}, reordered ({} tries)", start.label, found->tries));
-  }
-  return std::move(*best);
+  std::vector<std::size_t> bottom_up = OnlineRecords(problem);
+  std::stable_sort(bottom_up.begin(), bottom_up.end(), [&](std::size_t a, std::size_t b) {
+    return strip.offsets[a] < strip.offsets[b];
+  });
+  for (Fit fit : {Fit::kFirst, Fit::kBest})
+    starts.push_back({bottom_up, fit, std::string("strip_packing's order, ") + FitLabel(fit)});
+
+  Results found(1 + starts.size(), bound);
+  found.Add(0, std::move(strip));
+  const std::uint64_t budget = kSearchReads / starts.size();
+  ForEachItem(starts.size(), workers, [&](std::size_t item, unsigned worker) {
+    if (found.Settled(1 + item)) return;
+    const Start& start = starts[item];
+    if (auto result = SearchOrders(placer_for(worker), problem, start.order, start.fit, bound,
+                                   budget, kSearchRuns))
+      found.Add(1 + item, {result->arena, std::move(result->offsets),
+                           fmt::format("{}, reordered ({} tries)", start.label, result->tries)});
+  });
+  if (std::optional<Candidate> better = found.Take(); better && better->arena < best->arena)
+    best = std::move(better);
+  return finish(std::move(*best));
+}
+
+}  // namespace offsets_internal
+
+OffsetPlan PlanBest(const Problem& problem) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers));
 }
 
 }  // namespace memplan

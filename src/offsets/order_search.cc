@@ -27,13 +27,11 @@ class Random {
 // Places `order`; returns the arena, or nullopt as soon as it exceeds `limit`. The first
 // `keep` records go where `known` has them (the plan they are a prefix of).
 std::optional<Bytes> Run(Placer& placer, const std::vector<std::size_t>& order, Fit fit,
-                         Bytes limit, std::uint64_t& placements, std::size_t keep = 0,
+                         Bytes limit, std::size_t keep = 0,
                          const std::vector<Bytes>* known = nullptr) {
   placer.Reset(fit != Fit::kArena);
   for (std::size_t k = 0; k < keep; ++k) placer.Adopt(order[k], (*known)[order[k]]);
-  const auto rest = std::span(order).subspan(keep);
-  placements += rest.size();
-  if (!placer.PlaceAll(rest, fit, limit)) return std::nullopt;
+  if (!placer.PlaceAll(std::span(order).subspan(keep), fit, limit)) return std::nullopt;
   return placer.ArenaSoFar();
 }
 
@@ -41,18 +39,19 @@ std::optional<Bytes> Run(Placer& placer, const std::vector<std::size_t>& order, 
 
 std::optional<SearchResult> SearchOrders(Placer& placer, const Problem& problem,
                                          std::vector<std::size_t> order, Fit fit, Bytes bound,
-                                         std::uint64_t budget) {
+                                         std::uint64_t budget, std::uint64_t runs) {
   if (order.size() < 2) return std::nullopt;
   Random random(0x6d656d706c616e);  // "memplan"
-  std::uint64_t placements = 0;
-  if (!Run(placer, order, fit, ~Bytes{0}, placements)) return std::nullopt;
+  const std::uint64_t reads_at_start = placer.Reads();
+  if (!Run(placer, order, fit, ~Bytes{0})) return std::nullopt;
+  budget = std::min(budget, runs * (placer.Reads() - reads_at_start));
   std::vector<Bytes> current = placer.Offsets();
   Bytes current_arena = placer.ArenaSoFar();
   std::optional<SearchResult> best;
   std::vector<std::size_t> position(problem.size(), 0);
   std::vector<std::size_t> tops;
   std::size_t tries = 0;
-  while (placements < budget && current_arena > bound) {
+  while (placer.Reads() - reads_at_start < budget && current_arena > bound) {
     for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
     tops.clear();
     for (std::size_t r : order)
@@ -68,8 +67,7 @@ std::optional<SearchResult> SearchOrders(Placer& placer, const Problem& problem,
                 trial.begin() + static_cast<std::ptrdiff_t>(from) + 1);
     ++tries;
     // Records before `to` keep their places: the trial replays them.
-    const std::optional<Bytes> got =
-        Run(placer, trial, fit, current_arena, placements, to, &current);
+    const std::optional<Bytes> got = Run(placer, trial, fit, current_arena, to, &current);
     if (!got) continue;
     order = std::move(trial);
     current = placer.Offsets();

@@ -20,10 +20,11 @@ struct SearchResult {
 // Starting from `order` placed with `fit`, repeatedly moves a record
 // that reaches the top of the current plan to a pseudo-random earlier position and
 // re-places everything; keeps a move when the arena does not grow. Stops after
-// `budget` record placements or at `bound`. Returns the best plan when it is smaller
+// `budget` Placer::Reads() or as many as `runs` full placements of the order take, or
+// at `bound`. Returns the best plan when it is smaller
 // than the starting order's. Deterministic: a fixed-seed generator drives every choice.
 std::optional<SearchResult> SearchOrders(Placer& placer, const Problem& problem,
                                          std::vector<std::size_t> order, Fit fit, Bytes bound,
-                                         std::uint64_t budget);
+                                         std::uint64_t budget, std::uint64_t runs);
 
 }  // namespace memplan::offsets_internal

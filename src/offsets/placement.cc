@@ -244,11 +244,13 @@ Bytes Placer::Place(std::size_t r, Fit fit) {
     return 0;
   }
   const std::int32_t first = record.first, last = record.last;
+  ++reads_;
   // Copies every slot read and keeps those that conflict, without branching on them
   // (whether a slot conflicts is a coin flip the processor cannot predict).
   std::size_t count = 0;
   auto collect = [&](const Slot* begin, const Slot* end) {
     const auto needed = count + static_cast<std::size_t>(end - begin);
+    reads_ += static_cast<std::uint64_t>(end - begin);
     if (scratch_.size() < needed) scratch_.resize(std::max(needed, 2 * scratch_.size()));
     Neighbour* out = scratch_.data() + count;
     for (const Slot* slot = begin; slot != end; ++slot) {
@@ -295,8 +297,19 @@ void Placer::Prefetch(std::size_t r, int stage) const {
 }
 
 bool Placer::PlaceAll(std::span<const std::size_t> order, Fit fit, Bytes give_up_above) {
-  // Three placements ahead per stage: fetch the record, then the index blocks its query
-  // reads, then the first entries of each run.
+  return PlaceAllUnless(order, fit, [&] { return arena_ > give_up_above; });
+}
+
+bool Placer::PlaceAll(std::span<const std::size_t> order, Fit fit,
+                      const std::atomic<Bytes>& give_up_above) {
+  return PlaceAllUnless(order, fit,
+                        [&] { return arena_ > give_up_above.load(std::memory_order_relaxed); });
+}
+
+template <class GiveUp>
+bool Placer::PlaceAllUnless(std::span<const std::size_t> order, Fit fit, GiveUp&& give_up) {
+  // A few placements ahead per stage: fetch the record, then the index blocks its query
+  // reads, then the entries of each run.
   constexpr std::size_t kAhead = 4;
   const bool fetch = engine_ == Engine::kIndex;
   const std::size_t m = order.size();
@@ -307,7 +320,7 @@ bool Placer::PlaceAll(std::span<const std::size_t> order, Fit fit, Bytes give_up
       if (k + kAhead < m) Prefetch(order[k + kAhead], 2);
     }
     Place(order[k], fit);
-    if (arena_ > give_up_above) return false;
+    if (give_up()) return false;
   }
   return true;
 }

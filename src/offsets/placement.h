@@ -4,6 +4,7 @@
 // order. Finding those records through an index over steps (instead of scanning every
 // placed record) keeps the greedy strategies near O(n log n) on real workloads while
 // giving exactly the offsets of the peers' O(n^2) loops.
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -154,6 +155,9 @@ class Placer {
   // (large problems wait on memory, not on arithmetic). Stops early, returning false, as
   // soon as the arena exceeds `give_up_above`.
   bool PlaceAll(std::span<const std::size_t> order, Fit fit, Bytes give_up_above = ~Bytes{0});
+  // The same with a limit other threads may lower while it runs.
+  bool PlaceAll(std::span<const std::size_t> order, Fit fit,
+                const std::atomic<Bytes>& give_up_above);
 
   // Places record r at `offset` without looking: replays a known plan's prefix, so a
   // search that changes an order late need not recompute its start.
@@ -164,11 +168,16 @@ class Placer {
   Bytes OffsetOf(std::size_t r) const { return records_[r].offset; }
   // The largest offset + size so far.
   Bytes ArenaSoFar() const { return arena_; }
+  // Records read by all placements so far (a measure of work that, unlike time, is
+  // the same on every machine), plus one per placement.
+  std::uint64_t Reads() const { return reads_; }
   // Every record's offset (0 for those not placed).
   std::vector<Bytes> Offsets() const;
 
  private:
   void Register(std::size_t r, Bytes offset);
+  template <class GiveUp>
+  bool PlaceAllUnless(std::span<const std::size_t> order, Fit fit, GiveUp&& give_up);
   // Starts fetching what placing record r will read; `stage` 0 is the earliest.
   void Prefetch(std::size_t r, int stage) const;
 
@@ -198,6 +207,7 @@ class Placer {
   std::vector<Slot> slots_;         // kIndex: one per index entry; kList: the placed, sorted
   std::uint32_t placed_count_ = 0;  // placements so far (visible ones)
   Bytes arena_ = 0;                 // the largest offset + size so far
+  std::uint64_t reads_ = 0;         // see Reads()
   std::vector<Neighbour> scratch_;  // room for the conflicting placed records of one Place
 };
 
