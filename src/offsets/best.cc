@@ -7,13 +7,15 @@
 // (so the winner always finishes), and once a finished variant reaches the lower bound
 // only the variants before it still run (one of them could tie it and would win).
 // Beyond kBestSmallProblem records only near-linear greedy variants run (never
-// tflm_greedy's order, strip_packing or the searches).
+// tflm_greedy's order, strip_packing or the searches), beyond 200,000 only three
+// (size, breadth and execution order, best fit).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -42,8 +44,9 @@ struct OrderChoice {
   const char* label;                                             // e.g. "size"
   std::function<std::vector<std::size_t>(const Context&)> make;  // the online records, in order
   std::vector<Fit> fits;                                         // rules to try, in this order
-  bool large_too;    // also on problems beyond kBestSmallProblem records
-  bool search_from;  // on small problems, an order search starts here
+  std::size_t up_to;  // runs on problems of at most this many records
+  bool search_from;   // on small problems, an order search starts here
+  bool run_first;     // cheap: run before the others to give them a limit early
 };
 
 const char* FitLabel(Fit fit) {
@@ -62,21 +65,23 @@ const char* FitLabel(Fit fit) {
 
 // The greedy variants, best first on typical inputs. On large problems each costs a
 // full pass over the records, so the list there keeps the cheap and the diverse ones.
-std::vector<OrderChoice> Choices(bool small) {
-  const std::vector<Fit> both = {Fit::kBest, Fit::kFirst};
-  const std::vector<Fit> best_only = {Fit::kBest};
+std::vector<OrderChoice> Choices(std::size_t records) {
+  const bool small = records <= kBestSmallProblem;
+  const std::vector<Fit> fits =
+      small ? std::vector<Fit>{Fit::kBest, Fit::kFirst} : std::vector<Fit>{Fit::kBest};
+  constexpr std::size_t kAny = ~std::size_t{0};
+  constexpr std::size_t kMedium = 200'000;
   std::vector<OrderChoice> all;
-  all.push_back({"size", [](const Context& c) { return SizeOrder(c.problem); },
-                 small ? both : best_only, true, true});
-  all.push_back({"breadth",
-                 [](const Context& c) { return BreadthOrder(c.problem, c.steps, c.index); },
-                 small ? both : best_only, true, false});
-  all.push_back({"start", [](const Context& c) { return StartOrder(c.problem); },
-                 small ? both : best_only, true, true});
-  all.push_back({"area", [](const Context& c) { return AreaOrder(c.problem); },
-                 small ? both : best_only, true, false});
-  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); },
-                 small ? both : best_only, true, false});
+  all.push_back(
+      {"size", [](const Context& c) { return SizeOrder(c.problem); }, fits, kAny, true, false});
+  all.push_back({"breadth", [](const Context& c) { return BreadthOrder(c.problem, c.steps); }, fits,
+                 kAny, false, false});
+  all.push_back(
+      {"start", [](const Context& c) { return StartOrder(c.problem); }, fits, kAny, true, true});
+  all.push_back(
+      {"area", [](const Context& c) { return AreaOrder(c.problem); }, fits, kMedium, false, false});
+  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, fits,
+                 kMedium, false, false});
   all.push_back({"size, reverse ties (tflm_greedy)",
                  [](const Context& c) {
                    return SortOnline(c.problem, [&](std::size_t i) {
@@ -85,16 +90,17 @@ std::vector<OrderChoice> Choices(bool small) {
                    });
                  },
                  {Fit::kFirst},
+                 kBestSmallProblem,
                  false,
                  false});
   all.push_back({"size, lifetime",
-                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, both, false,
-                 false});
+                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, fits,
+                 kBestSmallProblem, false, false});
   all.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
-                 both, false, false});
+                 fits, kBestSmallProblem, false, false});
   std::vector<OrderChoice> out;
   for (OrderChoice& c : all)
-    if (small || c.large_too) out.push_back(std::move(c));
+    if (records <= c.up_to) out.push_back(std::move(c));
   return out;
 }
 
@@ -188,7 +194,7 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   if (problem.size() < kParallelFrom) workers = 1;
 
   // Stage 1: the greedy variants, one order per item, its fits in turn.
-  const std::vector<OrderChoice> choices = Choices(small);
+  const std::vector<OrderChoice> choices = Choices(problem.size());
   std::vector<std::size_t> first_slot;  // slot of each choice's first fit
   std::size_t slots = 0;
   for (const OrderChoice& c : choices) {
@@ -202,7 +208,14 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
     if (!placers[worker]) placers[worker].emplace(problem, steps, index);
     return *placers[worker];
   };
-  ForEachItem(choices.size(), workers, [&](std::size_t item, unsigned worker) {
+  // Which choice runs when changes only the time taken, never the result: the cheap
+  // execution order first, so its plan lets the others give up early.
+  std::vector<std::size_t> run_order(choices.size());
+  std::iota(run_order.begin(), run_order.end(), 0);
+  std::stable_partition(run_order.begin(), run_order.end(),
+                        [&](std::size_t c) { return choices[c].run_first; });
+  ForEachItem(choices.size(), workers, [&](std::size_t position, unsigned worker) {
+    const std::size_t item = run_order[position];
     const OrderChoice& choice = choices[item];
     if (greedy.Settled(first_slot[item])) return;
     std::vector<std::size_t> order = choice.make(context);

@@ -1,6 +1,8 @@
 #include "src/offsets/orders.h"
 
 #include <algorithm>
+#include <bit>
+#include <numeric>
 
 namespace memplan::offsets_internal {
 
@@ -47,10 +49,55 @@ std::vector<std::size_t> StartThenSizeOrder(const Problem& problem) {
   });
 }
 
-std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps& steps,
-                                      const ConflictIndex& index) {
+namespace {
+
+// Minimum of a fixed array over any range [lo, hi]: blocks of kBlock values, a sparse
+// table over the blocks' minima, and a scan of the partial blocks at the ends. O(T) space.
+class RangeMinimum {
+ public:
+  explicit RangeMinimum(std::vector<std::uint32_t> values) : values_(std::move(values)) {
+    const std::size_t blocks = (values_.size() + kBlock - 1) / kBlock;
+    std::vector<std::uint32_t> level(blocks);
+    for (std::size_t b = 0; b < blocks; ++b)
+      level[b] = *std::min_element(values_.begin() + static_cast<std::ptrdiff_t>(b * kBlock),
+                                   values_.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                         values_.size(), (b + 1) * kBlock)));
+    table_.push_back(std::move(level));
+    for (std::size_t width = 2; width <= blocks; width *= 2) {
+      const std::vector<std::uint32_t>& below = table_.back();
+      std::vector<std::uint32_t> next(blocks - width + 1);
+      for (std::size_t b = 0; b < next.size(); ++b)
+        next[b] = std::min(below[b], below[b + width / 2]);
+      table_.push_back(std::move(next));
+    }
+  }
+
+  std::uint32_t Min(std::size_t lo, std::size_t hi) const {
+    const std::size_t first_block = (lo + kBlock - 1) / kBlock, end_block = (hi + 1) / kBlock;
+    if (first_block >= end_block) return Scan(lo, hi + 1);  // no whole block inside
+    std::uint32_t best = std::min(Scan(lo, first_block * kBlock), Scan(end_block * kBlock, hi + 1));
+    const std::size_t k = static_cast<std::size_t>(std::bit_width(end_block - first_block) - 1);
+    best = std::min(best, table_[k][first_block]);
+    return std::min(best, table_[k][end_block - (std::size_t{1} << k)]);
+  }
+
+ private:
+  static constexpr std::size_t kBlock = 32;
+  std::uint32_t Scan(std::size_t from, std::size_t to) const {
+    std::uint32_t best = ~std::uint32_t{0};
+    for (std::size_t i = from; i < to; ++i) best = std::min(best, values_[i]);
+    return best;
+  }
+  std::vector<std::uint32_t> values_;              // the array
+  std::vector<std::vector<std::uint32_t>> table_;  // [k][b]: min of blocks b..b+2^k-1
+};
+
+}  // namespace
+
+std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps& steps) {
   const std::size_t n = problem.size();
   const auto count = static_cast<std::size_t>(steps.count);
+  if (count == 0) return {};  // no records
   // Live bytes per (renumbered) step; renumbering keeps the order of steps, so ties
   // between equal breadths still go to the lower step.
   std::vector<Bytes> breadth(count + 1, 0);
@@ -59,35 +106,20 @@ std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps
     breadth[static_cast<std::size_t>(steps.last[i]) + 1] -= problem.records[i].size;
   }
   for (std::size_t t = 1; t < count; ++t) breadth[t] += breadth[t - 1];
-  breadth.resize(count);
-  std::vector<std::int32_t> tasks(count);
-  for (std::size_t t = 0; t < count; ++t) tasks[t] = static_cast<std::int32_t>(t);
-  std::stable_sort(tasks.begin(), tasks.end(), [&](std::int32_t a, std::int32_t b) {
-    return breadth[static_cast<std::size_t>(a)] > breadth[static_cast<std::size_t>(b)];
+  std::vector<std::uint32_t> tasks(count);
+  std::iota(tasks.begin(), tasks.end(), 0);
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return breadth[a] > breadth[b]; });
+  // Visiting steps in that order and listing each step's unlisted records lists a record
+  // at the first-visited step of its lifetime: the one of lowest rank in it.
+  std::vector<std::uint32_t> rank(count);
+  for (std::size_t k = 0; k < count; ++k) rank[tasks[k]] = static_cast<std::uint32_t>(k);
+  const RangeMinimum lowest(std::move(rank));
+  return SortOnline(problem, [&](std::size_t i) {
+    const std::uint32_t visit = lowest.Min(static_cast<std::size_t>(steps.first[i]),
+                                           static_cast<std::size_t>(steps.last[i]));
+    return OrderKey{visit, Descending(problem.records[i].size), 0};
   });
-
-  std::vector<std::size_t> order;
-  std::size_t online = 0;
-  for (std::size_t i = 0; i < n; ++i) online += problem.IsFixed(i) ? 0 : 1;
-  order.reserve(online);
-  std::vector<char> listed(n, 0);
-  std::vector<std::size_t> profile;
-  for (std::int32_t t : tasks) {
-    if (order.size() == online) break;
-    profile.clear();
-    index.ForEachMeeting(t, t, [&](std::uint32_t r) {
-      if (!listed[r] && !problem.IsFixed(r)) profile.push_back(r);
-    });
-    std::sort(profile.begin(), profile.end(), [&](std::size_t a, std::size_t b) {
-      const Bytes sa = problem.records[a].size, sb = problem.records[b].size;
-      return sa != sb ? sa > sb : a < b;
-    });
-    for (std::size_t r : profile) {
-      listed[r] = 1;
-      order.push_back(r);
-    }
-  }
-  return order;
 }
 
 }  // namespace memplan::offsets_internal

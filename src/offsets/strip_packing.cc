@@ -7,9 +7,8 @@
 // record that would overlap a fixed record it conflicts with is moved up past it; the
 // skyline then rises to the record's end.
 #include <algorithm>
-#include <map>
 #include <numeric>
-#include <set>
+#include <queue>
 
 #include "memplan/offsets.h"
 #include "src/offsets/orders.h"
@@ -104,10 +103,15 @@ class Candidates {
   std::vector<std::size_t> next_step_;   // next step at or after a step with unplaced records
 };
 
-// The skyline: maximal runs of steps of equal height, and the runs by (height, start).
+// The skyline: maximal runs of steps of equal height, kept in arrays indexed by a run's
+// first and last step, and a heap of (height, first step) with stale entries skipped,
+// so finding the lowest run and changing one are O(log T).
 class Skyline {
  public:
-  explicit Skyline(std::int32_t count) {
+  explicit Skyline(std::int32_t count)
+      : last_of_(static_cast<std::size_t>(count), -1),
+        first_of_(static_cast<std::size_t>(count), -1),
+        height_(static_cast<std::size_t>(count), 0) {
     if (count > 0) Set(0, count - 1, 0);
   }
 
@@ -117,69 +121,82 @@ class Skyline {
     Bytes height;        // bytes used at each of its steps
   };
 
-  Segment Lowest() const {
-    const auto [height, first] = *by_height_.begin();
-    return {first, runs_.at(first).first, height};
+  // The lowest run, the leftmost on ties.
+  Segment Lowest() {
+    for (;;) {
+      const auto [height, first] = lowest_.top();
+      const auto f = static_cast<std::size_t>(first);
+      if (last_of_[f] >= 0 && height_[f] == height) return {first, last_of_[f], height};
+      lowest_.pop();  // the run changed since this entry was pushed
+    }
   }
 
-  // Sets [first, last] (inside one run) to `height` and merges equal neighbours.
-  void Raise(std::int32_t first, std::int32_t last, Bytes height) {
-    auto it = std::prev(runs_.upper_bound(first));
-    const std::int32_t run_first = it->first;
-    const auto [run_last, run_height] = it->second;
-    Erase(run_first);
-    if (run_first < first) Set(run_first, first - 1, run_height);
-    if (last < run_last) Set(last + 1, run_last, run_height);
+  // Sets [first, last], inside `run`, to `height` and joins equal neighbours.
+  void Raise(const Segment& run, std::int32_t first, std::int32_t last, Bytes height) {
+    Clear(run.first);
+    if (run.first < first) Set(run.first, first - 1, run.height);
+    if (last < run.last) Set(last + 1, run.last, run.height);
     Set(first, last, height);
-    Merge(first);
+    Join(first);
   }
 
   // Raises a run to its lower neighbour (false when it has none).
   bool RaiseToNeighbour(const Segment& s) {
     std::optional<Bytes> target;
-    auto it = runs_.find(s.first);
-    if (it != runs_.begin()) target = std::prev(it)->second.second;
-    if (auto next = std::next(it); next != runs_.end())
-      target = target ? std::min(*target, next->second.second) : next->second.second;
+    if (s.first > 0) target = height_[Start(s.first - 1)];
+    if (static_cast<std::size_t>(s.last) + 1 < height_.size()) {
+      const Bytes next = height_[static_cast<std::size_t>(s.last) + 1];
+      target = target ? std::min(*target, next) : next;
+    }
     if (!target) return false;
-    Raise(s.first, s.last, *target);
+    Clear(s.first);
+    Set(s.first, s.last, *target);
+    Join(s.first);
     return true;
   }
 
  private:
-  void Set(std::int32_t first, std::int32_t last, Bytes height) {
-    runs_[first] = {last, height};
-    by_height_.insert({height, first});
+  using Entry = std::pair<Bytes, std::int32_t>;  // (height, first step)
+
+  // First step of the run whose last step is `last`.
+  std::size_t Start(std::int32_t last) const {
+    return static_cast<std::size_t>(first_of_[static_cast<std::size_t>(last)]);
   }
-  void Erase(std::int32_t first) {
-    auto it = runs_.find(first);
-    by_height_.erase({it->second.second, first});
-    runs_.erase(it);
+  void Set(std::int32_t first, std::int32_t last, Bytes height) {
+    last_of_[static_cast<std::size_t>(first)] = last;
+    first_of_[static_cast<std::size_t>(last)] = first;
+    height_[static_cast<std::size_t>(first)] = height;
+    lowest_.push({height, first});
+  }
+  void Clear(std::int32_t first) {
+    const std::int32_t last = last_of_[static_cast<std::size_t>(first)];
+    last_of_[static_cast<std::size_t>(first)] = -1;
+    first_of_[static_cast<std::size_t>(last)] = -1;
   }
   // Joins the run starting at `first` with neighbours of the same height.
-  void Merge(std::int32_t first) {
-    auto it = runs_.find(first);
-    auto [last, height] = it->second;
-    if (auto next = std::next(it); next != runs_.end() && next->second.second == height) {
-      last = next->second.first;
-      Erase(next->first);
+  void Join(std::int32_t first) {
+    std::int32_t from = first, to = last_of_[static_cast<std::size_t>(first)];
+    const Bytes height = height_[static_cast<std::size_t>(first)];
+    if (static_cast<std::size_t>(to) + 1 < height_.size() &&
+        height_[static_cast<std::size_t>(to) + 1] == height) {
+      const std::int32_t next = to + 1;
+      to = last_of_[static_cast<std::size_t>(next)];
+      Clear(next);
     }
-    if (it != runs_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second.second == height) {
-        const std::int32_t prev_first = prev->first;
-        Erase(prev_first);
-        Erase(first);
-        Set(prev_first, last, height);
-        return;
-      }
+    if (from > 0 && height_[Start(from - 1)] == height) {
+      const auto previous = static_cast<std::int32_t>(Start(from - 1));
+      Clear(previous);
+      from = previous;
     }
-    Erase(first);
-    Set(first, last, height);
+    if (from == first && to == last_of_[static_cast<std::size_t>(first)]) return;
+    Clear(first);
+    Set(from, to, height);
   }
 
-  std::map<std::int32_t, std::pair<std::int32_t, Bytes>> runs_;  // first -> (last, height)
-  std::set<std::pair<Bytes, std::int32_t>> by_height_;           // (height, first) of each run
+  std::vector<std::int32_t> last_of_;   // run starting at a step: its last step, else -1
+  std::vector<std::int32_t> first_of_;  // run ending at a step: its first step, else -1
+  std::vector<Bytes> height_;           // run starting at a step: its height
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> lowest_;
 };
 
 // The lowest aligned start at or above `floor` that clears every fixed record conflicting
@@ -227,7 +244,7 @@ OffsetPlan PlanStripPacking(const Problem& problem) {
       candidates.Remove(*r);
       --left;
       const Bytes top = offset + problem.records[*r].size;
-      if (top != low.height) skyline.Raise(steps.first[*r], steps.last[*r], top);
+      if (top != low.height) skyline.Raise(low, steps.first[*r], steps.last[*r], top);
     } else if (!skyline.RaiseToNeighbour(low)) {
       break;  // cannot happen: every record lies inside the whole range
     }
