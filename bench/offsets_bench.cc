@@ -1,9 +1,14 @@
-// Offset strategies on random problems of growing size.
+// Offset strategies on random problems of growing size, and on the MiniMalloc
+// challenging suite when ../shared is there. Figures for notes:
+//   build/bench/bench_offsets --benchmark_filter=Random --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <filesystem>
 #include <random>
 
 #include "memplan/offsets.h"
+#include "memplan/records_io.h"
 
 namespace memplan {
 namespace {
@@ -16,20 +21,69 @@ Problem RandomRecords(std::size_t n, std::uint64_t seed) {
   const Step steps = static_cast<Step>(n / 2 + 1);
   for (std::size_t i = 0; i < n; ++i) {
     const Step first = static_cast<Step>(rng() % static_cast<std::uint64_t>(steps));
-    const Step span = rng() % 16 == 0 ? static_cast<Step>(rng() % 64) : static_cast<Step>(rng() % 4);
+    const Step span =
+        rng() % 16 == 0 ? static_cast<Step>(rng() % 64) : static_cast<Step>(rng() % 4);
     p.records.push_back({1 + rng() % (1 << 20), first, first + span});
   }
   return p;
 }
 
-void BM_Strategy(benchmark::State& state, const char* name) {
+// One strategy on n random records; wall time (`best` may use both cores).
+void BM_Random(benchmark::State& state, const char* name) {
   const Problem p = RandomRecords(static_cast<std::size_t>(state.range(0)), 42);
-  for (auto _ : state) benchmark::DoNotOptimize(PlanOffsets(p, name));
+  Bytes arena = 0;
+  for (auto _ : state) arena = PlanOffsets(p, name).arena_bytes;
+  state.counters["arena"] = static_cast<double>(arena);
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-BENCHMARK_CAPTURE(BM_Strategy, naive, "naive")->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Strategy, greedy_by_size, "greedy_by_size")->RangeMultiplier(10)->Range(1000, 10000)->Unit(benchmark::kMillisecond);
+void Sizes(benchmark::internal::Benchmark* b) {
+  b->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+BENCHMARK_CAPTURE(BM_Random, naive, "naive")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, greedy_by_size, "greedy_by_size")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, tflm_greedy, "tflm_greedy")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, tflite_cpu, "tflite_cpu")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, greedy_in_order, "greedy_in_order")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, greedy_by_breadth, "greedy_by_breadth")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, strip_packing, "strip_packing")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, xla_spatial, "xla_spatial")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, tvm_greedy, "tvm_greedy")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Random, best, "best")->Apply(Sizes);
+
+// One strategy on one MiniMalloc challenging instance (skipped without ../shared).
+void BM_MiniMalloc(benchmark::State& state, const char* instance, const char* name) {
+  const auto path = std::filesystem::path(MEMPLAN_SHARED_DIR) / "benchmarks" / "minimalloc" /
+                    "challenging" / (std::string(instance) + ".1048576.csv");
+  if (!std::filesystem::exists(path)) {
+    state.SkipWithError("shared/benchmarks/minimalloc not found");
+    return;
+  }
+  const Problem p = ParseRecordsCsv(ReadFileBytes(path), path.string());
+  Bytes arena = 0;
+  for (auto _ : state) arena = PlanOffsets(p, name).arena_bytes;
+  state.counters["arena"] = static_cast<double>(arena);
+}
+
+#define MEMPLAN_MINIMALLOC(I)                                          \
+  BENCHMARK_CAPTURE(BM_MiniMalloc, I##_tflm_greedy, #I, "tflm_greedy") \
+      ->Unit(benchmark::kMicrosecond)                                  \
+      ->UseRealTime();                                                 \
+  BENCHMARK_CAPTURE(BM_MiniMalloc, I##_best, #I, "best")               \
+      ->Unit(benchmark::kMillisecond)                                  \
+      ->UseRealTime()
+MEMPLAN_MINIMALLOC(A);
+MEMPLAN_MINIMALLOC(B);
+MEMPLAN_MINIMALLOC(C);
+MEMPLAN_MINIMALLOC(D);
+MEMPLAN_MINIMALLOC(E);
+MEMPLAN_MINIMALLOC(F);
+MEMPLAN_MINIMALLOC(G);
+MEMPLAN_MINIMALLOC(H);
+MEMPLAN_MINIMALLOC(I);
+MEMPLAN_MINIMALLOC(J);
+MEMPLAN_MINIMALLOC(K);
 
 }  // namespace
 }  // namespace memplan

@@ -65,9 +65,8 @@ TEST(Cli, PlanTableMarksBestAndOptimal) {
 TEST(Cli, OutWritesTheVerifiedPlan) {
   const auto dir = testing::TempDir();
   const auto out = dir / "plan.json";
-  const auto r =
-      RunMemplan("plan zoo:paper_example --strategy offsets/greedy_by_size --out '" +
-                 out.string() + "' --format json");
+  const auto r = RunMemplan("plan zoo:paper_example --strategy offsets/greedy_by_size --out '" +
+                            out.string() + "' --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = testing::ReadJsonFile(out);
   EXPECT_EQ(j["mode"], "offsets");

@@ -25,8 +25,7 @@ TEST(Bounds, PaperExampleBreadthsAndBound) {
   const Problem p = Paper();
   EXPECT_EQ(NaiveBytes(p), 234u);
   EXPECT_EQ(OffsetsLowerBound(p), 124u);
-  EXPECT_EQ(StepBreadths(p.records),
-            (std::vector<Bytes>{32, 60, 64, 80, 88, 124, 74, 114, 50}));
+  EXPECT_EQ(StepBreadths(p.records), (std::vector<Bytes>{32, 60, 64, 80, 88, 124, 74, 114, 50}));
 }
 
 TEST(Bounds, AlignmentRoundsSizesUp) {

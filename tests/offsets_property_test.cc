@@ -31,8 +31,7 @@ TEST_P(OffsetsProperty, PlansAreValidBoundedAndDeterministic) {
       const Problem p = testing::RandomProblem(seed, shape.options);
       const OffsetPlan plan = PlanOffsets(p, name);  // verifies, throws if invalid
       EXPECT_GE(plan.arena_bytes + (p.alignment - 1), OffsetsLowerBound(p) - 0);
-      if (!p.HasFixed())
-        EXPECT_LE(plan.arena_bytes, NaiveBytes(p) + p.alignment * p.size());
+      if (!p.HasFixed()) EXPECT_LE(plan.arena_bytes, NaiveBytes(p) + p.alignment * p.size());
       for (std::size_t i = 0; i < p.size(); ++i)
         if (p.IsFixed(i)) EXPECT_EQ(plan.offsets[i], *p.fixed_offsets[i]);
       EXPECT_EQ(PlanOffsets(p, name).offsets, plan.offsets);

@@ -32,22 +32,27 @@ TEST(RecordsJson, ReadsAllFields) {
 }
 
 TEST(RecordsJson, MalformedGivesLineAndColumn) {
-  const std::string e = ErrorOf([] { ParseRecordsJson("{\"records\": [\n  [1, 2, 3],,\n]}", "bad.json"); });
+  const std::string e =
+      ErrorOf([] { ParseRecordsJson("{\"records\": [\n  [1, 2, 3],,\n]}", "bad.json"); });
   EXPECT_NE(e.find("bad.json:2:"), std::string::npos) << e;
 }
 
 TEST(RecordsJson, BadValuesAreNamed) {
-  EXPECT_NE(ErrorOf([] { ParseRecordsJson(R"({"records": [[-5, 0, 1]]})", "n.json"); })
-                .find("records[0]: size -5 is negative"),
-            std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsJson(R"({"records": [[5, 3, 1]]})", "n.json"); })
-                .find("first step 3 is after last step 1"),
-            std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsJson(R"({"records": [[5, 0]]})", "n.json"); })
-                .find("expected [size, first, last]"),
+  EXPECT_NE(ErrorOf([] {
+              ParseRecordsJson(R"({"records": [[-5, 0, 1]]})", "n.json");
+            }).find("records[0]: size -5 is negative"),
             std::string::npos);
   EXPECT_NE(ErrorOf([] {
-              ParseRecordsJson(R"({"records": [[18446744073709551615, 0, 1], [9, 0, 1]]})", "o.json");
+              ParseRecordsJson(R"({"records": [[5, 3, 1]]})", "n.json");
+            }).find("first step 3 is after last step 1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([] {
+              ParseRecordsJson(R"({"records": [[5, 0]]})", "n.json");
+            }).find("expected [size, first, last]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([] {
+              ParseRecordsJson(R"({"records": [[18446744073709551615, 0, 1], [9, 0, 1]]})",
+                               "o.json");
             }).find("overflow"),
             std::string::npos);
   EXPECT_NE(ErrorOf([] {
@@ -68,30 +73,32 @@ TEST(RecordsCsv, MiniMallocHalfOpenLifetimes) {
 }
 
 TEST(RecordsCsv, OptionalAlignmentAndOffsetColumnsAndCrLf) {
-  const Problem p =
-      ParseRecordsCsv("id,lower,upper,size,alignment,offset\r\na,0,3,4,4,8\r\nb,1,2,4,4,-1\r\n",
-                      "x.csv");
+  const Problem p = ParseRecordsCsv(
+      "id,lower,upper,size,alignment,offset\r\na,0,3,4,4,8\r\nb,1,2,4,4,-1\r\n", "x.csv");
   EXPECT_EQ(p.alignment, 4u);
   EXPECT_EQ(*p.fixed_offsets[0], 8u);
   EXPECT_FALSE(p.IsFixed(1));
 }
 
 TEST(RecordsCsv, ErrorsNameLineAndColumn) {
-  EXPECT_NE(ErrorOf([] { ParseRecordsCsv("id,lower,upper,size\na,0,3,x4\n", "c.csv"); })
-                .find("c.csv:2:7: size 'x4' is not an integer"),
+  EXPECT_NE(ErrorOf([] {
+              ParseRecordsCsv("id,lower,upper,size\na,0,3,x4\n", "c.csv");
+            }).find("c.csv:2:7: size 'x4' is not an integer"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsCsv("id,lower,upper,size\na,3,3,4\n", "c.csv"); })
-                .find("c.csv:2:3: lifetime [3, 3) is empty"),
+  EXPECT_NE(ErrorOf([] {
+              ParseRecordsCsv("id,lower,upper,size\na,3,3,4\n", "c.csv");
+            }).find("c.csv:2:3: lifetime [3, 3) is empty"),
             std::string::npos);
   EXPECT_NE(ErrorOf([] { ParseRecordsCsv("id,lower,size\n", "c.csv"); }).find("'upper'"),
             std::string::npos);
   EXPECT_NE(ErrorOf([] { ParseRecordsCsv("", "c.csv"); }).find("empty CSV"), std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsCsv("id,lower,upper,size\na,0,3\n", "c.csv"); })
-                .find("expected 4 fields"),
+  EXPECT_NE(ErrorOf([] {
+              ParseRecordsCsv("id,lower,upper,size\na,0,3\n", "c.csv");
+            }).find("expected 4 fields"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsCsv("id,lower,upper,size\na,0,3,-4\n", "c.csv"); })
-                .find("negative"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf([] { ParseRecordsCsv("id,lower,upper,size\na,0,3,-4\n", "c.csv"); }).find("negative"),
+      std::string::npos);
 }
 
 TEST(RecordsCsv, RoundTripsThroughFormat) {

@@ -13,7 +13,9 @@ double Ratio(Bytes bytes, Bytes bound) {
 }
 
 // Rounds to 4 decimals so JSON stays short and stable.
-double Round4(double v) { return static_cast<double>(static_cast<long long>(v * 10000 + 0.5)) / 10000; }
+double Round4(double v) {
+  return static_cast<double>(static_cast<long long>(v * 10000 + 0.5)) / 10000;
+}
 
 }  // namespace
 
@@ -34,6 +36,7 @@ nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
     r["ratio"] = Round4(Ratio(run.bytes, runs.lower_bound_bytes));
     r["optimal"] = run.bytes == runs.lower_bound_bytes;
     r["plan_ms"] = Round4(run.plan_ms);
+    if (run.offsets && !run.offsets->detail.empty()) r["detail"] = run.offsets->detail;
     results.push_back(std::move(r));
   }
   if (!runs.runs.empty()) {
@@ -71,6 +74,10 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
                       {"optimal"},
                       {"ms", true}},
                      rows);
+  // How composite strategies (best) got their plans.
+  for (const StrategyRun& run : runs.runs)
+    if (run.offsets && !run.offsets->detail.empty())
+      out += fmt::format("  {}: {}\n", run.strategy, run.offsets->detail);
   return out;
 }
 
@@ -78,10 +85,10 @@ std::string RunsCsv(const Workload& workload, const Runs& runs, bool header) {
   std::string out = header ? "input,tensors,mode,strategy,bytes,ratio,optimal,plan_ms,best\n" : "";
   for (std::size_t i = 0; i < runs.runs.size(); ++i) {
     const StrategyRun& run = runs.runs[i];
-    out += fmt::format("{},{},{},{},{},{:.4f},{},{:.4f},{}\n", workload.label,
-                       workload.problem.size(), run.mode, run.strategy, run.bytes,
-                       Ratio(run.bytes, runs.lower_bound_bytes),
-                       run.bytes == runs.lower_bound_bytes, run.plan_ms, i == runs.best);
+    out +=
+        fmt::format("{},{},{},{},{},{:.4f},{},{:.4f},{}\n", workload.label, workload.problem.size(),
+                    run.mode, run.strategy, run.bytes, Ratio(run.bytes, runs.lower_bound_bytes),
+                    run.bytes == runs.lower_bound_bytes, run.plan_ms, i == runs.best);
   }
   return out;
 }

@@ -29,7 +29,41 @@ const OffsetStrategy* FindOffsetStrategy(std::string_view name);
 OffsetPlan PlanOffsets(const Problem& problem, std::string_view name);
 
 // The strategies one by one (declared here so tests and the portfolio can call them).
+// Each keeps fixed offsets, places the other records clear of the fixed records they
+// conflict with, and returns offsets that are multiples of the problem's alignment.
+// Unless noted, each runs in O(n log n + Σ conflicts among placed records): the
+// conflicting records are found through an index over steps, not by scanning all.
+
+// Prefix sums in record order (TensorFlow Lite Micro's LinearMemoryPlanner).
 OffsetPlan PlanNaive(const Problem& problem);
+// TensorFlow Lite GPU best fit, largest first (strategies.md 2.2).
 OffsetPlan PlanGreedyBySize(const Problem& problem);
+// TensorFlow Lite Micro GreedyMemoryPlanner: first fit, largest first, ties in reverse
+// record order, sizes rounded up to the alignment (2.3).
+OffsetPlan PlanTflmGreedy(const Problem& problem);
+// TensorFlow Lite CPU ArenaPlanner order + SimpleMemoryArena best fit (2.4). Uses the
+// problem's alignment; TensorFlow Lite's own is 64 bytes.
+OffsetPlan PlanTfliteCpu(const Problem& problem);
+// SimpleMemoryArena alone: Allocate calls in record order, no ArenaPlanner sort (how
+// TensorFlow Lite's arena tests call it). Plan name "tflite_cpu".
+OffsetPlan PlanTfliteCpuInCallOrder(const Problem& problem);
+// Execution order (first step, index) with TensorFlow Lite GPU best fit (2.5).
+OffsetPlan PlanGreedyInOrder(const Problem& problem);
+// Steps by breadth, each step's records largest first, best fit (2.6).
+OffsetPlan PlanGreedyByBreadth(const Problem& problem);
+// Skyline rectangle packing, a reconstruction of Sekiyama et al. 2018 (2.7).
+OffsetPlan PlanStripPacking(const Problem& problem);
+// XLA GlobalDecreasingSizeBestFitHeap orders on records: spatial (size, then lifetime)
+// and temporal (lifetime, then size), both with best fit (2.8).
+OffsetPlan PlanXlaSpatial(const Problem& problem);
+OffsetPlan PlanXlaTemporal(const Problem& problem);
+// TVM USMP greedy by size: no gap reuse, each record above its highest conflict (2.9).
+OffsetPlan PlanTvmGreedy(const Problem& problem);
+// A portfolio of the greedy strategies above and further orders x fits; returns the
+// smallest plan (ties: the earlier variant), stopping early at the lower bound. The
+// plan's `detail` names the winning variant. Beyond kBestSmallProblem records it keeps
+// to the near-linear variants.
+OffsetPlan PlanBest(const Problem& problem);
+inline constexpr std::size_t kBestSmallProblem = 20000;
 
 }  // namespace memplan

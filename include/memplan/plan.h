@@ -13,6 +13,7 @@ struct OffsetPlan {
   std::string strategy;        // the strategy that made it, e.g. "greedy_by_size"
   std::vector<Bytes> offsets;  // offsets[i] is where record i starts in the arena
   Bytes arena_bytes = 0;       // max(offset + size) over all records, 0 for none
+  std::string detail;          // how a composite strategy got it, e.g. "size order, first fit"
 };
 
 // max(offsets[i] + size_i), the bytes an arena must have to hold the plan.

@@ -19,7 +19,9 @@ Bytes ArenaBytes(const Problem& problem, const std::vector<Bytes>& offsets) {
 
 OffsetPlan MakeOffsetPlan(const Problem& problem, std::string strategy,
                           std::vector<Bytes> offsets) {
-  OffsetPlan plan{std::move(strategy), std::move(offsets), 0};
+  OffsetPlan plan;
+  plan.strategy = std::move(strategy);
+  plan.offsets = std::move(offsets);
   plan.arena_bytes = ArenaBytes(problem, plan.offsets);
   return plan;
 }
@@ -71,8 +73,8 @@ class OverlapSweep {
 
   void Report(std::size_t a, std::size_t b) {
     if (out_.size() >= limit_) return;
-    out_.push_back({fmt::format("overlap: {} and {} are alive at the same step", Range(a),
-                                Range(b))});
+    out_.push_back(
+        {fmt::format("overlap: {} and {} are alive at the same step", Range(a), Range(b))});
   }
   std::string Range(std::size_t i) const { return memplan::Range(problem_, plan_, i); }
 
@@ -151,8 +153,7 @@ std::vector<Violation> FindViolations(const Problem& problem, const OffsetPlan& 
 void VerifyOrThrow(const Problem& problem, const OffsetPlan& plan) {
   const auto violations = FindViolations(problem, plan, 5);
   if (violations.empty()) return;
-  std::string message =
-      fmt::format("strategy '{}' produced an invalid plan:", plan.strategy);
+  std::string message = fmt::format("strategy '{}' produced an invalid plan:", plan.strategy);
   for (const Violation& v : violations) message += "\n  " + v.message;
   throw InternalError(message);
 }

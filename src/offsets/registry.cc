@@ -15,11 +15,30 @@ constexpr std::array kStrategies = {
     OffsetStrategy{"naive", "every record its own space, back to back", &PlanNaive},
     OffsetStrategy{"greedy_by_size", "TensorFlow Lite GPU best fit, largest first",
                    &PlanGreedyBySize},
+    OffsetStrategy{"tflm_greedy",
+                   "TensorFlow Lite Micro GreedyMemoryPlanner: first fit, largest first",
+                   &PlanTflmGreedy},
+    OffsetStrategy{"tflite_cpu", "TensorFlow Lite CPU ArenaPlanner + SimpleMemoryArena best fit",
+                   &PlanTfliteCpu},
+    OffsetStrategy{"greedy_in_order", "best fit in execution order (an online allocator)",
+                   &PlanGreedyInOrder},
+    OffsetStrategy{"greedy_by_breadth", "best fit, busiest steps' records first",
+                   &PlanGreedyByBreadth},
+    OffsetStrategy{"strip_packing", "skyline rectangle packing (Sekiyama et al. 2018)",
+                   &PlanStripPacking},
+    OffsetStrategy{"xla_spatial", "XLA heap order: size, then lifetime; best fit", &PlanXlaSpatial},
+    OffsetStrategy{"xla_temporal", "XLA heap order: lifetime, then size; best fit",
+                   &PlanXlaTemporal},
+    OffsetStrategy{"tvm_greedy", "TVM USMP greedy by size, no gap reuse", &PlanTvmGreedy},
+    OffsetStrategy{"best", "the smallest of many orders x fits, stops at the lower bound",
+                   &PlanBest},
 };
 
 }  // namespace
 
-std::span<const OffsetStrategy> OffsetStrategies() { return kStrategies; }
+std::span<const OffsetStrategy> OffsetStrategies() {
+  return kStrategies;
+}
 
 const OffsetStrategy* FindOffsetStrategy(std::string_view name) {
   for (const OffsetStrategy& s : kStrategies)

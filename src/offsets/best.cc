@@ -1,0 +1,292 @@
+// best: a portfolio. Runs many greedy variants (orders x fit rules, the peers' exact
+// strategies among them), on small problems also strip_packing and searches over orders,
+// and returns the smallest plan (ties: the earlier variant, in the fixed order below).
+//
+// Work runs on up to kMaxWorkers threads, yet the result never depends on timing: a
+// variant gives up only once its arena exceeds that of a variant already finished
+// (so the winner always finishes), and once a finished variant reaches the lower bound
+// only the variants before it still run (one of them could tie it and would win).
+// Beyond kBestSmallProblem records only near-linear greedy variants run (never
+// tflm_greedy's order, strip_packing or the searches), beyond 200,000 only three
+// (size, breadth and execution order, best fit).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <thread>
+
+#include "memplan/bounds.h"
+#include "memplan/offsets.h"
+#include "src/offsets/best_internal.h"
+#include "src/offsets/order_search.h"
+#include "src/offsets/orders.h"
+#include "src/offsets/placement.h"
+
+namespace memplan {
+
+namespace {
+
+using namespace offsets_internal;
+
+// What every variant shares: the problem and its index over steps.
+struct Context {
+  const Problem& problem;
+  const CompactSteps& steps;
+  const ConflictIndex& index;
+};
+
+// One placement order, tried with one or more fit rules.
+struct OrderChoice {
+  const char* label;                                             // e.g. "size"
+  std::function<std::vector<std::size_t>(const Context&)> make;  // the online records, in order
+  std::vector<Fit> fits;                                         // rules to try, in this order
+  std::size_t up_to;  // runs on problems of at most this many records
+  bool search_from;   // on small problems, an order search starts here
+  bool run_first;     // cheap: run before the others to give them a limit early
+};
+
+const char* FitLabel(Fit fit) {
+  switch (fit) {
+    case Fit::kBest:
+      return "best fit";
+    case Fit::kFirst:
+      return "first fit";
+    case Fit::kArena:
+      return "arena best fit";
+    case Fit::kTop:
+      return "no gap reuse";
+  }
+  return "";
+}
+
+// The greedy variants, best first on typical inputs. On large problems each costs a
+// full pass over the records, so the list there keeps the cheap and the diverse ones.
+std::vector<OrderChoice> Choices(std::size_t records) {
+  const bool small = records <= kBestSmallProblem;
+  const std::vector<Fit> fits =
+      small ? std::vector<Fit>{Fit::kBest, Fit::kFirst} : std::vector<Fit>{Fit::kBest};
+  constexpr std::size_t kAny = ~std::size_t{0};
+  constexpr std::size_t kMedium = 200'000;
+  std::vector<OrderChoice> all;
+  all.push_back(
+      {"size", [](const Context& c) { return SizeOrder(c.problem); }, fits, kAny, true, false});
+  all.push_back({"breadth", [](const Context& c) { return BreadthOrder(c.problem, c.steps); }, fits,
+                 kAny, false, false});
+  all.push_back(
+      {"start", [](const Context& c) { return StartOrder(c.problem); }, fits, kAny, true, true});
+  all.push_back(
+      {"area", [](const Context& c) { return AreaOrder(c.problem); }, fits, kMedium, false, false});
+  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, fits,
+                 kMedium, false, false});
+  all.push_back({"size, reverse ties (tflm_greedy)",
+                 [](const Context& c) {
+                   return SortOnline(c.problem, [&](std::size_t i) {
+                     const Bytes size = AlignUp(c.problem.records[i].size, c.problem.alignment);
+                     return OrderKey{Descending(size), Descending(i), 0};
+                   });
+                 },
+                 {Fit::kFirst},
+                 kBestSmallProblem,
+                 false,
+                 false});
+  all.push_back({"size, lifetime",
+                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, fits,
+                 kBestSmallProblem, false, false});
+  all.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
+                 fits, kBestSmallProblem, false, false});
+  std::vector<OrderChoice> out;
+  for (OrderChoice& c : all)
+    if (records <= c.up_to) out.push_back(std::move(c));
+  return out;
+}
+
+// The lowest arena any plan can have: the peak of live bytes, and with an alignment the
+// peak of aligned live bytes less the slack the topmost record may leave unused.
+Bytes StopBound(const Problem& problem) {
+  Problem raw;
+  raw.records = problem.records;
+  const Bytes live = OffsetsLowerBound(raw);
+  const Bytes aligned = OffsetsLowerBound(problem);
+  const Bytes slack = problem.alignment - 1;
+  return std::max(live, aligned > slack ? aligned - slack : 0);
+}
+
+// Work one order search may spend: as much as kSearchRuns placements of its whole order,
+// and all searches together at most kSearchReads Placer::Reads (about 0.1 s of one core).
+// More finds little: each search settles in a local optimum within a few hundred tries.
+constexpr std::uint64_t kSearchRuns = 100;
+constexpr std::uint64_t kSearchReads = 50'000'000;
+// Threads for the variants; below this many records one thread is quicker.
+constexpr unsigned kMaxWorkers = 4;
+constexpr std::size_t kParallelFrom = 1000;
+
+// Runs job(item, worker) for items 0..count-1 on `workers` threads (worker 0 is the
+// calling thread), items handed out in order.
+void ForEachItem(std::size_t count, unsigned workers,
+                 const std::function<void(std::size_t, unsigned)>& job) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&](unsigned worker) {
+    for (std::size_t item; (item = next.fetch_add(1)) < count;) job(item, worker);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w < std::min<std::size_t>(workers, count); ++w)
+    threads.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : threads) t.join();
+}
+
+// A finished candidate plan.
+struct Candidate {
+  Bytes arena = 0;             // its arena
+  std::vector<Bytes> offsets;  // its offsets
+  std::string detail;          // how it was made
+};
+
+// Candidates in a fixed order of slots, and the shared limits that let unfinished ones
+// give up early without changing which one wins.
+class Results {
+ public:
+  Results(std::size_t slots, Bytes bound) : slots_(slots), bound_(bound) {}
+
+  // Anything arriving later cannot win once its arena exceeds this.
+  const std::atomic<Bytes>& Limit() const { return limit_; }
+  // Slot `slot` need not run: an earlier slot already reached the bound.
+  bool Settled(std::size_t slot) const { return settled_before_.load() < slot; }
+
+  void Add(std::size_t slot, Candidate candidate) {
+    std::lock_guard lock(mutex_);
+    Bytes limit = limit_.load();
+    if (candidate.arena < limit) limit_.store(candidate.arena);
+    if (candidate.arena <= bound_ && slot < settled_before_.load()) settled_before_.store(slot);
+    slots_[slot] = std::move(candidate);
+  }
+
+  // The smallest candidate, the earliest on ties.
+  std::optional<Candidate> Take() {
+    std::optional<Candidate> best;
+    for (auto& c : slots_)
+      if (c && (!best || c->arena < best->arena)) best = std::move(c);
+    return best;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::optional<Candidate>> slots_;
+  const Bytes bound_;
+  std::atomic<Bytes> limit_{~Bytes{0}};
+  std::atomic<std::size_t> settled_before_{~std::size_t{0}};
+};
+
+}  // namespace
+
+namespace offsets_internal {
+
+OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
+  const CompactSteps steps = Compact(problem);
+  const ConflictIndex index(steps);
+  const Context context{problem, steps, index};
+  const bool small = problem.size() <= kBestSmallProblem;
+  const Bytes bound = StopBound(problem);
+  if (problem.size() < kParallelFrom) workers = 1;
+
+  // Stage 1: the greedy variants, one order per item, its fits in turn.
+  const std::vector<OrderChoice> choices = Choices(problem.size());
+  std::vector<std::size_t> first_slot;  // slot of each choice's first fit
+  std::size_t slots = 0;
+  for (const OrderChoice& c : choices) {
+    first_slot.push_back(slots);
+    slots += c.fits.size();
+  }
+  Results greedy(slots, bound);
+  std::vector<std::vector<std::size_t>> orders(choices.size());  // kept for the searches
+  std::vector<std::optional<Placer>> placers(workers);
+  auto placer_for = [&](unsigned worker) -> Placer& {
+    if (!placers[worker]) placers[worker].emplace(problem, steps, index);
+    return *placers[worker];
+  };
+  // Which choice runs when changes only the time taken, never the result: the cheap
+  // execution order first, so its plan lets the others give up early.
+  std::vector<std::size_t> run_order(choices.size());
+  std::iota(run_order.begin(), run_order.end(), 0);
+  std::stable_partition(run_order.begin(), run_order.end(),
+                        [&](std::size_t c) { return choices[c].run_first; });
+  ForEachItem(choices.size(), workers, [&](std::size_t position, unsigned worker) {
+    const std::size_t item = run_order[position];
+    const OrderChoice& choice = choices[item];
+    if (greedy.Settled(first_slot[item])) return;
+    std::vector<std::size_t> order = choice.make(context);
+    Placer& placer = placer_for(worker);
+    for (std::size_t f = 0; f < choice.fits.size(); ++f) {
+      const std::size_t slot = first_slot[item] + f;
+      if (greedy.Settled(slot)) break;
+      const Fit fit = choice.fits[f];
+      placer.Reset(fit != Fit::kArena);
+      if (!placer.PlaceAll(order, fit, greedy.Limit())) continue;
+      greedy.Add(slot, {placer.ArenaSoFar(), placer.Offsets(),
+                        std::string(choice.label) + " order, " + FitLabel(fit)});
+    }
+    if (small) orders[item] = std::move(order);
+  });
+  std::optional<Candidate> best = greedy.Take();
+  auto finish = [&](Candidate c) {
+    OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(c.offsets));
+    plan.detail = std::move(c.detail);
+    return plan;
+  };
+  if (!small || best->arena <= bound) return finish(std::move(*best));
+
+  // Stage 2 (small problems): strip_packing, then order searches from the winner, from
+  // the diverse orders and from strip_packing's plan read bottom-up.
+  Candidate strip{0, PlanStripPacking(problem).offsets, "strip_packing"};
+  strip.arena = ArenaBytes(problem, strip.offsets);
+  struct Start {
+    std::vector<std::size_t> order;  // where the search starts
+    Fit fit;                         // with this fit rule
+    std::string label;               // its name in `detail`
+  };
+  std::vector<Start> starts;
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    for (Fit fit : choices[c].fits) {
+      const std::string label = std::string(choices[c].label) + " order, " + FitLabel(fit);
+      if (orders[c].empty()) continue;  // settled before it ran
+      if (label == best->detail)
+        starts.insert(starts.begin(), {orders[c], fit, label});
+      else if (choices[c].search_from)
+        starts.push_back({orders[c], fit, label});
+    }
+  }
+  std::vector<std::size_t> bottom_up = OnlineRecords(problem);
+  std::stable_sort(bottom_up.begin(), bottom_up.end(), [&](std::size_t a, std::size_t b) {
+    return strip.offsets[a] < strip.offsets[b];
+  });
+  for (Fit fit : {Fit::kFirst, Fit::kBest})
+    starts.push_back({bottom_up, fit, std::string("strip_packing's order, ") + FitLabel(fit)});
+
+  Results found(1 + starts.size(), bound);
+  found.Add(0, std::move(strip));
+  const std::uint64_t budget = kSearchReads / starts.size();
+  ForEachItem(starts.size(), workers, [&](std::size_t item, unsigned worker) {
+    if (found.Settled(1 + item)) return;
+    const Start& start = starts[item];
+    if (auto result = SearchOrders(placer_for(worker), problem, start.order, start.fit, bound,
+                                   budget, kSearchRuns))
+      found.Add(1 + item, {result->arena, std::move(result->offsets),
+                           fmt::format("{}, reordered ({} tries)", start.label, result->tries)});
+  });
+  if (std::optional<Candidate> better = found.Take(); better && better->arena < best->arena)
+    best = std::move(better);
+  return finish(std::move(*best));
+}
+
+}  // namespace offsets_internal
+
+OffsetPlan PlanBest(const Problem& problem) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers));
+}
+
+}  // namespace memplan

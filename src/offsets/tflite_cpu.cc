@@ -1,0 +1,34 @@
+// tflite_cpu: TensorFlow Lite CPU's ArenaPlanner order with SimpleMemoryArena placement
+// (strategies.md 2.4, runtimes.md 7). Whole-run records (first step 0, last step the
+// last of all) first by index, then by size, largest first, equal sizes by earlier first
+// step, then index. Each goes to the aligned start of the tightest gap among the live
+// allocations it overlaps, the fit measured from the unaligned end below the gap; size 0
+// sits at 0 and is not recorded. The alignment is the problem's: TensorFlow Lite itself
+// aligns tensors to 64 bytes (kDefaultTensorAlignment), i.e. `--align 64`.
+#include <algorithm>
+
+#include "memplan/offsets.h"
+#include "src/offsets/orders.h"
+#include "src/offsets/placement.h"
+
+namespace memplan {
+
+OffsetPlan PlanTfliteCpu(const Problem& problem) {
+  using namespace offsets_internal;
+  Step end = 0;
+  for (const UsageRecord& r : problem.records) end = std::max(end, r.last);
+  const auto order = SortOnline(problem, [&](std::size_t i) {
+    const UsageRecord& r = problem.records[i];
+    const bool whole_run = r.first == 0 && r.last == end;
+    if (whole_run) return OrderKey{0, 0, 0};
+    return OrderKey{1, Descending(r.size), static_cast<std::uint64_t>(r.first)};
+  });
+  return PlaceInOrder(problem, order, Fit::kArena, "tflite_cpu");
+}
+
+OffsetPlan PlanTfliteCpuInCallOrder(const Problem& problem) {
+  using namespace offsets_internal;
+  return PlaceInOrder(problem, OnlineRecords(problem), Fit::kArena, "tflite_cpu");
+}
+
+}  // namespace memplan

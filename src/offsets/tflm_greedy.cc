@@ -1,0 +1,23 @@
+// tflm_greedy: TensorFlow Lite Micro's GreedyMemoryPlanner (strategies.md 2.3).
+// Offline (fixed) buffers first, unchecked; then the online ones by size, largest first,
+// equal sizes in reverse add order (its stable sort of buffers listed from the back);
+// each at the lowest gap that fits among the buffers it overlaps in time (first fit),
+// else above them all. TFLM rounds sizes up to 16 before planning; memplan rounds them up
+// to the problem's alignment (so sizes that round alike tie in the sort) and fits them in
+// aligned gaps.
+#include "memplan/offsets.h"
+#include "src/offsets/orders.h"
+#include "src/offsets/placement.h"
+
+namespace memplan {
+
+OffsetPlan PlanTflmGreedy(const Problem& problem) {
+  using namespace offsets_internal;
+  const auto order = SortOnline(problem, [&](std::size_t i) {
+    return OrderKey{Descending(AlignUp(problem.records[i].size, problem.alignment)), Descending(i),
+                    0};
+  });
+  return PlaceInOrder(problem, order, Fit::kFirst, "tflm_greedy");
+}
+
+}  // namespace memplan

@@ -1,0 +1,20 @@
+// tvm_greedy: TVM USMP's greedy_by_size on records (strategies.md 2.9), a comparison row
+// that shows what gap reuse is worth. Larger size first, ties by more conflicts, then
+// record order; each record goes just above the highest placed record it conflicts with
+// (aligned), never into a gap below it.
+#include "memplan/offsets.h"
+#include "src/offsets/orders.h"
+#include "src/offsets/placement.h"
+
+namespace memplan {
+
+OffsetPlan PlanTvmGreedy(const Problem& problem) {
+  using namespace offsets_internal;
+  const auto conflicts = offsets_internal::ConflictCounts(problem);
+  const auto order = SortOnline(problem, [&](std::size_t i) {
+    return OrderKey{Descending(problem.records[i].size), Descending(conflicts[i]), 0};
+  });
+  return PlaceInOrder(problem, order, Fit::kTop, "tvm_greedy");
+}
+
+}  // namespace memplan

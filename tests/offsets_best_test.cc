@@ -1,0 +1,100 @@
+// The `best` portfolio: never worse than its members, deterministic, stops at the lower
+// bound, says which variant won; and on the MiniMalloc challenging suite it beats
+// TensorFlow Lite Micro's planner, whose peaks must be exactly those of strategies.md 5.1.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "memplan/bounds.h"
+#include "memplan/offsets.h"
+#include "memplan/records_io.h"
+#include "src/offsets/best_internal.h"
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+TEST(OffsetsBest, NoWorseThanAnyGreedyMemberAndDeterministic) {
+  const char* members[] = {"greedy_by_size", "tflm_greedy", "greedy_in_order", "greedy_by_breadth",
+                           "strip_packing",  "xla_spatial", "xla_temporal"};
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Problem p = testing::RandomProblem(seed, {.records = 120,
+                                                    .steps = 40,
+                                                    .alignment = seed % 3 == 0 ? 8u : 1u,
+                                                    .fixed_fraction = seed % 2 == 0 ? 0.1 : 0.0});
+    const OffsetPlan best = PlanOffsets(p, "best");
+    EXPECT_EQ(best.strategy, "best");
+    EXPECT_FALSE(best.detail.empty());
+    for (const char* name : members)
+      EXPECT_LE(best.arena_bytes, PlanOffsets(p, name).arena_bytes) << name;
+    const OffsetPlan again = PlanOffsets(p, "best");
+    EXPECT_EQ(again.offsets, best.offsets);
+    EXPECT_EQ(again.detail, best.detail);
+  }
+}
+
+TEST(OffsetsBest, SamePlanWithAnyNumberOfThreads) {
+  // Large enough for several threads; dense enough that variants give up at times.
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    const Problem p = testing::RandomProblem(
+        seed, {.records = 1200, .steps = 600, .alignment = 4, .fixed_fraction = 0.05});
+    const OffsetPlan one = offsets_internal::PlanBestWithWorkers(p, 1);
+    for (unsigned workers : {2u, 5u}) {
+      const OffsetPlan many = offsets_internal::PlanBestWithWorkers(p, workers);
+      EXPECT_EQ(many.offsets, one.offsets) << workers << " threads";
+      EXPECT_EQ(many.detail, one.detail) << workers << " threads";
+    }
+  }
+}
+
+TEST(OffsetsBest, StopsAtTheLowerBound) {
+  // A chain where greedy by size reaches the bound: the first variant wins, nothing else runs.
+  Problem p;
+  p.records = {{16, 0, 1}, {8, 1, 2}, {64, 2, 3}, {32, 3, 4}, {8, 4, 5}};
+  const OffsetPlan best = PlanOffsets(p, "best");
+  EXPECT_EQ(best.arena_bytes, OffsetsLowerBound(p));
+  EXPECT_EQ(best.detail, "size order, best fit");
+}
+
+TEST(OffsetsBest, FindsBetterThanEveryPeerOnTheMediumCase) {
+  // TestGreedyMedium: the peers give 90, the bound is 80 (strategies.md 2.10).
+  Problem p;
+  p.records = {{10, 0, 1}, {20, 1, 2}, {30, 2, 3}, {40, 3, 4}, {50, 0, 1}};
+  EXPECT_EQ(PlanOffsets(p, "tflm_greedy").arena_bytes, 90u);
+  EXPECT_EQ(PlanOffsets(p, "best").arena_bytes, 80u);
+}
+
+TEST(OffsetsBest, HandlesEmptyAndAllFixedProblems) {
+  Problem empty;
+  EXPECT_EQ(PlanOffsets(empty, "best").arena_bytes, 0u);
+  Problem fixed;
+  fixed.records = {{10, 0, 1}, {10, 1, 2}};
+  fixed.fixed_offsets = {Bytes{0}, Bytes{10}};
+  EXPECT_EQ(PlanOffsets(fixed, "best").offsets, (std::vector<Bytes>{0, 10}));
+}
+
+// strategies.md 5.1: TFLM greedy peaks on the MiniMalloc challenging suite.
+const std::map<std::string, Bytes> kTflmPeaks = {
+    {"A", 1352704}, {"B", 1412096}, {"C", 1417216}, {"D", 1301504}, {"E", 1435648}, {"F", 1348608},
+    {"G", 1433600}, {"H", 1444864}, {"I", 1478656}, {"J", 1298432}, {"K", 1339392}};
+
+TEST(OffsetsBest, BeatsTflmGreedyOnTheMiniMallocSuite) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  int instances = 0;
+  for (const auto& [name, peak] : kTflmPeaks) {
+    SCOPED_TRACE(name);
+    const auto path =
+        shared / "benchmarks" / "minimalloc" / "challenging" / (name + ".1048576.csv");
+    const Problem p = ParseRecordsCsv(ReadFileBytes(path), path.string());
+    EXPECT_EQ(PlanOffsets(p, "tflm_greedy").arena_bytes, peak);
+    const OffsetPlan best = PlanOffsets(p, "best");
+    EXPECT_LT(best.arena_bytes, peak) << best.detail;
+    EXPECT_GE(best.arena_bytes, OffsetsLowerBound(p));
+    ++instances;
+  }
+  EXPECT_EQ(instances, 11);
+}
+
+}  // namespace
+}  // namespace memplan
