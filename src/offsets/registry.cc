@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "memplan/error.h"
+#include "memplan/exact.h"
 #include "memplan/offsets.h"
 
 namespace memplan {
@@ -15,6 +16,7 @@ constexpr std::array kStrategies = {
     OffsetStrategy{"naive", "every record its own space, back to back", &PlanNaive},
     OffsetStrategy{"greedy_by_size", "TensorFlow Lite GPU best fit, largest first",
                    &PlanGreedyBySize},
+    OffsetStrategy{"exact", "provably optimal branch and bound (10 s budget)", &PlanExact},
 };
 
 }  // namespace
