@@ -19,6 +19,9 @@ using Clock = std::chrono::steady_clock;
 // and its recursion is n deep); the heuristic plan stands.
 constexpr std::size_t kMaxSearchRecords = 3000;
 
+// Nodes a decision question first spends on the load bound itself.
+constexpr std::uint64_t kTightFirstNodes = 50000;
+
 // Search nodes the "exact" strategy may spend (about a second on a few hundred records).
 constexpr std::uint64_t kStrategyNodeLimit = 200000;
 
@@ -101,7 +104,22 @@ FitResult FitsInCapacity(const Problem& problem, Bytes capacity, const FitOption
     return {FitAnswer::kUnknown, {}, 0};
   }
   const exact::Instance in = exact::BuildInstance(problem);
-  return Decide(problem, in, capacity, deadline, options.node_limit, options.threads);
+  // A plan at the load bound fits any larger capacity, and the tighter question is often
+  // far quicker to answer (its section bounds prune harder): ask it first, briefly.
+  const Bytes tight = RoundUp(ExactLowerBound(problem), in.unit);
+  std::uint64_t spent = 0;
+  if (tight < capacity) {
+    std::uint64_t limit = kTightFirstNodes;
+    if (options.node_limit) limit = std::min(limit, options.node_limit / 2);
+    FitResult first = Decide(problem, in, tight, deadline, limit, options.threads);
+    if (first.answer == FitAnswer::kYes) return first;
+    spent = first.nodes;
+  }
+  std::uint64_t limit = 0;
+  if (options.node_limit) limit = options.node_limit > spent ? options.node_limit - spent : 1;
+  FitResult result = Decide(problem, in, capacity, deadline, limit, options.threads);
+  result.nodes += spent;
+  return result;
 }
 
 ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
