@@ -114,5 +114,26 @@ TEST(Cli, ZooListsBuiltIns) {
   EXPECT_NE(r.out.find("zoo:paper_example"), std::string::npos);
 }
 
+TEST(Cli, ExactDecisionModeOnMiniMallocExample) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string input = (shared / "benchmarks/minimalloc/examples/input.12.csv").string();
+  auto r = RunMemplan("plan '" + input + "' --strategy offsets/exact --capacity 12 -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fits"], true);
+  EXPECT_EQ(j["arena_bytes"], 12);
+  EXPECT_EQ(j["proven_optimal"], true);
+  r = RunMemplan("plan '" + input + "' --strategy offsets/exact --capacity 11 -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fits"], false);
+  EXPECT_EQ(j["proven"], true);
+  r = RunMemplan("plan '" + input + "' --capacity 12");
+  EXPECT_EQ(r.exit_code, 2);
+  r = RunMemplan("plan '" + input + "' --strategy offsets/exact --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("optimal (proven)"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace memplan

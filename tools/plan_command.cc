@@ -5,6 +5,7 @@
 #include "memplan/records_io.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/exact_cli.h"
 #include "tools/plan_output.h"
 
 namespace memplan::cli {
@@ -18,6 +19,9 @@ struct PlanOptions {
   std::string format = "table";
   std::string out;
   ModelFlags model;  // how models become records
+  std::optional<Bytes> capacity;  // decision mode of the exact solver
+  double time_limit_s = 10;       // budget of the exact solver
+  bool quiet = false;             // no progress on stderr
 };
 
 void RunPlan(const PlanOptions& o) {
@@ -25,12 +29,23 @@ void RunPlan(const PlanOptions& o) {
   if (!o.out.empty() && o.inputs.size() != 1)
     throw UsageError("--out writes one plan: give exactly one input");
   const LoadOptions load = ToLoadOptions(o.model);
+  const ExactOptions exact = MakeExactOptions(o.time_limit_s, o.quiet);
+  if (o.capacity) {
+    if (keys != std::vector<std::string>{"offsets/exact"})
+      throw UsageError("--capacity asks the exact solver: use it with --strategy offsets/exact");
+    for (const std::string& input : o.inputs) {
+      Workload workload = LoadWorkload(input, load);
+      if (o.align) workload.problem.alignment = *o.align;
+      RunDecision(workload, *o.capacity, exact, o.format, o.out);
+    }
+    return;
+  }
   nlohmann::ordered_json batch = nlohmann::ordered_json::array();
   std::string text;
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     Workload workload = LoadWorkload(o.inputs[i], load);
     if (o.align) workload.problem.alignment = *o.align;
-    const Runs runs = RunStrategies(workload, keys);
+    const Runs runs = RunStrategies(workload, keys, exact);
     if (o.format == "json") {
       batch.push_back(RunsJson(workload, runs));
     } else if (o.format == "csv") {
@@ -64,6 +79,11 @@ void AddPlanCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("-o,--out", options->out, "write the best (or the one chosen) plan as JSON");
   AddModelFlags(*cmd, options->model);
+  cmd->add_option("--capacity", options->capacity,
+                  "decision mode: does the plan fit this many bytes? (offsets/exact)");
+  cmd->add_option("--time-limit", options->time_limit_s, "seconds for the exact solver (10)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
   cmd->callback([options] { RunPlan(*options); });
 }
 

@@ -17,6 +17,15 @@ double Round4(double v) {
   return static_cast<double>(static_cast<long long>(v * 10000 + 0.5)) / 10000;
 }
 
+// "optimal" at the lower bound; for the exact solver "optimal (proven)" or its gap.
+std::string OptimalCell(const StrategyRun& run, Bytes lower_bound) {
+  if (run.proven_optimal && *run.proven_optimal) return "optimal (proven)";
+  if (run.bound_bytes && run.bytes > *run.bound_bytes)
+    return fmt::format("gap ≤ {:.2f}%", 100.0 * static_cast<double>(run.bytes - *run.bound_bytes) /
+                                            static_cast<double>(run.bytes));
+  return run.bytes == lower_bound ? "optimal" : "";
+}
+
 }  // namespace
 
 nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
@@ -37,6 +46,8 @@ nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
     r["optimal"] = run.bytes == runs.lower_bound_bytes;
     r["plan_ms"] = Round4(run.plan_ms);
     if (run.offsets && !run.offsets->detail.empty()) r["detail"] = run.offsets->detail;
+    if (run.proven_optimal) r["proven_optimal"] = *run.proven_optimal;
+    if (run.bound_bytes) r["bound_bytes"] = *run.bound_bytes;
     results.push_back(std::move(r));
   }
   if (!runs.runs.empty()) {
@@ -62,7 +73,7 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
     rows.push_back({i == runs.best ? "*" : "", run.mode, run.strategy, WithThousands(run.bytes),
                     fmt::format("{:.2f}", static_cast<double>(run.bytes) / (1024.0 * 1024.0)),
                     fmt::format("{:.3f}", Ratio(run.bytes, runs.lower_bound_bytes)),
-                    run.bytes == runs.lower_bound_bytes ? "optimal" : "",
+                    OptimalCell(run, runs.lower_bound_bytes),
                     fmt::format("{:.2f}", run.plan_ms)});
   }
   out += RenderTable({{""},

@@ -35,7 +35,8 @@ std::vector<std::string> ExpandStrategies(const std::vector<std::string>& reques
   return keys;
 }
 
-Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys) {
+Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
+                   const ExactOptions& exact) {
   Runs out;
   const Problem& problem = workload.problem;
   Validate(problem);
@@ -47,7 +48,14 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
     run.mode = key.substr(0, slash);
     run.strategy = key.substr(slash + 1);
     const auto start = std::chrono::steady_clock::now();
-    run.offsets = PlanOffsets(problem, run.strategy);
+    if (run.strategy == "exact") {
+      ExactResult result = SolveExact(problem, exact);
+      run.offsets = std::move(result.plan);
+      run.proven_optimal = result.proven_optimal;
+      run.bound_bytes = result.bound_bytes;
+    } else {
+      run.offsets = PlanOffsets(problem, run.strategy);
+    }
     run.plan_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     run.bytes = run.offsets->arena_bytes;

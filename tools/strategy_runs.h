@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "memplan/exact.h"
 #include "memplan/plan.h"
 #include "memplan/workload.h"
 
@@ -17,6 +18,8 @@ struct StrategyRun {
   Bytes bytes = 0;       // arena bytes (offsets) or total of object sizes (objects)
   double plan_ms = 0;    // wall time of planning and verification
   std::optional<OffsetPlan> offsets;  // the verified plan (offsets mode)
+  std::optional<bool> proven_optimal;  // exact only: the arena equals a proven bound
+  std::optional<Bytes> bound_bytes;    // exact only: best proven lower bound
   std::string Key() const { return mode + "/" + strategy; }
 };
 
@@ -31,7 +34,9 @@ struct Runs {
 // mode/name keys; UsageError for an unknown one.
 std::vector<std::string> ExpandStrategies(const std::vector<std::string>& requested);
 
-// Plans the workload with every selected strategy (keys from ExpandStrategies).
-Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys);
+// Plans the workload with every selected strategy (keys from ExpandStrategies);
+// "exact" runs with `exact` (time limit, progress).
+Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
+                   const ExactOptions& exact = {});
 
 }  // namespace memplan::cli

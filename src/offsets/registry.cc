@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "memplan/error.h"
+#include "memplan/exact.h"
 #include "memplan/offsets.h"
 
 namespace memplan {
@@ -32,6 +33,7 @@ constexpr std::array kStrategies = {
     OffsetStrategy{"tvm_greedy", "TVM USMP greedy by size, no gap reuse", &PlanTvmGreedy},
     OffsetStrategy{"best", "the smallest of many orders x fits, stops at the lower bound",
                    &PlanBest},
+    OffsetStrategy{"exact", "provably optimal branch and bound (10 s budget)", &PlanExact},
 };
 
 }  // namespace

@@ -1,0 +1,16 @@
+#pragma once
+// Static orderings of the free buffers. Letters are keys, compared in turn, larger
+// first: W lifetime in steps, A area (size x steps), T the largest section total the
+// buffer lives through, Z size; last tie: record order. The search breaks ties
+// between placements at the same offset by this order.
+#include <string_view>
+#include <vector>
+
+#include "src/exact/instance.h"
+
+namespace memplan::exact {
+
+// rank[b] = position of buffer b in the ordering `keys` (e.g. "TWA").
+std::vector<int> Preorder(const Instance& instance, std::string_view keys);
+
+}  // namespace memplan::exact

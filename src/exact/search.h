@@ -1,0 +1,109 @@
+#pragma once
+// One depth-first branch and bound: does every free buffer fit below `capacity`?
+//
+// It enumerates canonical plans only: every buffer sits at its lowest aligned start
+// above the placed buffers it overlaps in time (clear of fixed records), and buffers
+// are placed in non-decreasing order of offset, ties in the order of `rank`. Any plan
+// can be pushed down into such a one, so the search is complete. Each node applies:
+//  - a dominance rule: the next placement must start below the lowest possible top of
+//    every unplaced buffer (otherwise that buffer could drop into the gap below it);
+//  - release times: an unplaced buffer that can no longer sit at its lowest start (the
+//    placements have passed it) must rest on a buffer placed later, so it starts at
+//    least one smallest size above the next placement offset;
+//  - per section, the lowest release of its unplaced buffers (and the section's own
+//    floor) plus their total size must fit below the capacity;
+//  - decomposition: when no unplaced buffer crosses a section boundary, each side is
+//    solved on its own, and a failing side fails the node;
+//  - a table of refuted states (unplaced set, section floors), keyed by a hash, valid
+//    for any later state with the same key and a placement offset at least as high;
+//  - "hatless" pruning: after a buffer that overlaps no unplaced buffer fails, its
+//    siblings are not tried.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "src/exact/instance.h"
+
+namespace memplan::exact {
+
+// Paces a search: called at every node, it may block (rounds of a portfolio) and
+// returns false to stop the search.
+class Pacer {
+ public:
+  virtual ~Pacer() = default;
+  virtual bool Tick() = 0;
+};
+
+class Search {
+ public:
+  enum class Outcome { kFound, kExhausted, kStopped };
+
+  Search(const Instance& instance, std::vector<int> rank, Units capacity);
+
+  // Runs the search to its end or until the pacer stops it.
+  Outcome Run(Pacer& pacer);
+
+  // The start of every free buffer in units (valid after kFound).
+  const std::vector<Units>& offsets() const { return offset_; }
+
+ private:
+  struct Candidate {
+    Units start;  // where the buffer goes (its lowest start)
+    int rank;     // tie-break: the static ordering
+    int buffer;
+  };
+  struct Release {
+    Units release;  // lowest start the buffer can still get
+    int buffer;
+  };
+  struct Placement {
+    int buffer;
+    std::size_t start_mark;  // size of start_trail_ before the placement
+    std::size_t floor_mark;  // size of floor_trail_ before the placement
+  };
+  struct Refuted {
+    std::uint64_t key = 0;  // hash of the state (0: empty slot)
+    Units start = 0;        // placement offset at which the state was refuted
+    int rank = 0;           // and the rank of the buffer placed there
+  };
+  struct Stopped {};
+
+  bool Solve(std::span<const int> active, Units start, int rank, std::size_t depth);
+  bool Evaluate(std::span<const int> active, Units start, int rank, std::vector<Candidate>& out);
+  bool Decompose(std::span<const int> active, std::size_t depth,
+                 std::vector<std::vector<int>>& parts);
+  std::uint64_t Hash(std::span<const int> active) const;
+  void Place(int b, Units start);
+  void Undo(std::size_t placements);
+
+  const Instance& in_;
+  std::vector<int> rank_;
+  Units capacity_;
+  Pacer* pacer_ = nullptr;
+  std::size_t words_ = 0;  // 64-bit words per section mask
+
+  std::vector<char> placed_;
+  std::vector<Units> offset_;        // start of each placed buffer
+  std::vector<Units> low_;           // lowest aligned start of each unplaced buffer
+  std::vector<Units> floor_;         // per section: highest top of its placed buffers
+  std::vector<Units> remaining_;     // per section: total size of its unplaced buffers
+  std::vector<int> crossing_;        // per boundary s|s+1: unplaced buffers across it
+  std::vector<std::uint64_t> mask_;  // per buffer: its sections as a bit set
+
+  std::vector<std::pair<int, Units>> start_trail_;  // (buffer, old lowest start)
+  std::vector<Units> floor_trail_;                  // old floors of placed spans
+  std::vector<Placement> placements_;
+
+  std::vector<Refuted> refuted_;
+  std::vector<std::uint64_t> buffer_hash_, section_hash_;
+
+  // Scratch reused by depth so nodes allocate nothing once warmed up.
+  std::vector<std::vector<Candidate>> candidates_;
+  std::vector<std::vector<int>> rest_;
+  std::vector<std::vector<std::vector<int>>> parts_;
+  std::vector<Release> releases_;
+  std::vector<std::uint64_t> unpainted_;
+  std::vector<int> part_of_;
+};
+
+}  // namespace memplan::exact

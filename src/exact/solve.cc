@@ -1,0 +1,237 @@
+// The decision question (FitsInCapacity), the anytime minimizer (SolveExact) and the
+// "exact" offsets strategy.
+#include <algorithm>
+#include <thread>
+
+#include "memplan/bounds.h"
+#include "memplan/exact.h"
+#include "memplan/offsets.h"
+#include "src/exact/instance.h"
+#include "src/exact/portfolio.h"
+
+namespace memplan {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Beyond this many free records the search is not tried (its nodes cost O(n log n)
+// and its recursion is n deep); the heuristic plan stands.
+constexpr std::size_t kMaxSearchRecords = 3000;
+
+// Nodes a decision question first spends on the load bound itself.
+constexpr std::uint64_t kTightFirstNodes = 50000;
+
+// Search nodes the "exact" strategy may spend (about a second on a few hundred records).
+constexpr std::uint64_t kStrategyNodeLimit = 200000;
+
+// Set while SolveExact runs on this thread, so a heuristic portfolio that includes
+// "exact" does not start the solver again from inside it.
+thread_local bool solving = false;
+
+Clock::duration ToDuration(std::chrono::duration<double> d) {
+  return std::chrono::duration_cast<Clock::duration>(d);
+}
+
+std::size_t FreeRecords(const Problem& problem) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    if (problem.records[i].size > 0 && !problem.IsFixed(i)) ++n;
+  return n;
+}
+
+// Offsets of every record from the search's units (zero-size records at 0).
+std::vector<Bytes> ToOffsets(const Problem& problem, const exact::Instance& in,
+                             const std::vector<exact::Units>& starts) {
+  std::vector<Bytes> offsets(problem.size(), 0);
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    if (problem.IsFixed(i)) offsets[i] = *problem.fixed_offsets[i];
+  for (std::size_t b = 0; b < in.buffers(); ++b) offsets[in.record[b]] = starts[b] * in.unit;
+  return offsets;
+}
+
+// The best plan of the heuristic strategies: "best" when there is one, else the
+// smallest of all the others.
+OffsetPlan HeuristicStart(const Problem& problem) {
+  if (FindOffsetStrategy("best")) return PlanOffsets(problem, "best");
+  std::optional<OffsetPlan> best;
+  for (const OffsetStrategy& s : OffsetStrategies()) {
+    if (s.name == "exact") continue;
+    OffsetPlan plan = PlanOffsets(problem, s.name);
+    if (!best || plan.arena_bytes < best->arena_bytes) best = std::move(plan);
+  }
+  return *best;
+}
+
+// One decision question on an already built instance.
+FitResult Decide(const Problem& problem, const exact::Instance& in, Bytes capacity,
+                 Clock::time_point deadline, std::uint64_t node_limit, unsigned threads) {
+  FitResult result;
+  const exact::PortfolioAnswer answer =
+      exact::RunPortfolio(in, capacity / in.unit, threads, deadline, node_limit);
+  result.nodes = answer.nodes;
+  switch (answer.kind) {
+    case exact::PortfolioAnswer::Kind::kFound: {
+      result.answer = FitAnswer::kYes;
+      result.offsets = ToOffsets(problem, in, answer.offsets);
+      VerifyOrThrow(problem, MakeOffsetPlan(problem, "exact", result.offsets));
+      break;
+    }
+    case exact::PortfolioAnswer::Kind::kExhausted:
+      result.answer = FitAnswer::kNo;
+      break;
+    case exact::PortfolioAnswer::Kind::kUnknown:
+      result.answer = FitAnswer::kUnknown;
+      break;
+  }
+  return result;
+}
+
+// Rounds up to a multiple of `unit`.
+Bytes RoundUp(Bytes value, Bytes unit) {
+  return (value + unit - 1) / unit * unit;
+}
+
+}  // namespace
+
+FitResult FitsInCapacity(const Problem& problem, Bytes capacity, const FitOptions& options) {
+  Validate(problem);
+  const Clock::time_point deadline = Clock::now() + ToDuration(options.time_limit);
+  if (capacity < ExactLowerBound(problem)) return {FitAnswer::kNo, {}, 0};
+  if (FreeRecords(problem) > kMaxSearchRecords) {
+    const OffsetPlan plan = PlanOffsets(problem, "greedy_by_size");
+    if (plan.arena_bytes <= capacity) return {FitAnswer::kYes, plan.offsets, 0};
+    return {FitAnswer::kUnknown, {}, 0};
+  }
+  const exact::Instance in = exact::BuildInstance(problem);
+  // A plan at the load bound fits any larger capacity, and the tighter question is often
+  // far quicker to answer (its section bounds prune harder): ask it first, briefly.
+  const Bytes tight = RoundUp(ExactLowerBound(problem), in.unit);
+  std::uint64_t spent = 0;
+  if (tight < capacity) {
+    std::uint64_t limit = kTightFirstNodes;
+    if (options.node_limit) limit = std::min(limit, options.node_limit / 2);
+    FitResult first = Decide(problem, in, tight, deadline, limit, options.threads);
+    if (first.answer == FitAnswer::kYes) return first;
+    spent = first.nodes;
+  }
+  std::uint64_t limit = 0;
+  if (options.node_limit) limit = options.node_limit > spent ? options.node_limit - spent : 1;
+  FitResult result = Decide(problem, in, capacity, deadline, limit, options.threads);
+  result.nodes += spent;
+  return result;
+}
+
+ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
+  Validate(problem);
+  const Clock::time_point started = Clock::now();
+  const Clock::time_point deadline = started + ToDuration(options.time_limit);
+  ExactResult result;
+  const Bytes load = ExactLowerBound(problem);
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+  auto finish = [&](ExactResult r) {
+    r.elapsed_s = elapsed();
+    r.proven_optimal = r.status == ExactStatus::kOptimal;
+    return r;
+  };
+
+  if (options.capacity) {
+    const FitResult fit =
+        FitsInCapacity(problem, *options.capacity,
+                       FitOptions{options.time_limit, options.node_limit, options.threads});
+    result.nodes = fit.nodes;
+    result.bound_bytes = load;
+    if (fit.answer == FitAnswer::kYes) {
+      result.plan = MakeOffsetPlan(problem, "exact", fit.offsets);
+      result.status = result.plan->arena_bytes <= load ? ExactStatus::kOptimal : ExactStatus::kGap;
+    } else if (fit.answer == FitAnswer::kNo) {
+      result.status = ExactStatus::kInfeasible;
+      result.bound_bytes = std::max(load, *options.capacity + 1);
+    }
+    return finish(std::move(result));
+  }
+
+  const bool nested = solving;
+  solving = true;
+  struct Reset {
+    bool previous;
+    ~Reset() { solving = previous; }
+  } reset{nested};
+  OffsetPlan best = nested ? PlanOffsets(problem, "greedy_by_size") : HeuristicStart(problem);
+  best.strategy = "exact";
+  Bytes bound = load;
+  if (nested || best.arena_bytes <= bound || FreeRecords(problem) > kMaxSearchRecords) {
+    result.status = best.arena_bytes <= bound ? ExactStatus::kOptimal : ExactStatus::kGap;
+    result.bound_bytes = std::min(bound, best.arena_bytes);
+    result.plan = std::move(best);
+    return finish(std::move(result));
+  }
+
+  const exact::Instance in = exact::BuildInstance(problem);
+  const Bytes unit = in.unit;  // every arena is a multiple of it
+  bound = RoundUp(bound, unit);
+  const auto per_probe = options.per_probe_limit.count() > 0
+                             ? ToDuration(options.per_probe_limit)
+                             : std::max(ToDuration(options.time_limit) / 4,
+                                        ToDuration(std::chrono::duration<double>(0.5)));
+  std::uint64_t nodes = 0;
+  auto report = [&](Bytes probing) {
+    if (options.progress) options.progress({best.arena_bytes, bound, probing, nodes, elapsed()});
+  };
+  // Asks one capacity; updates the best plan and the bound. Returns the answer.
+  auto probe = [&](Bytes capacity, Clock::time_point probe_deadline) {
+    report(capacity);
+    std::uint64_t limit = 0;
+    if (options.node_limit) {
+      if (nodes >= options.node_limit) return FitAnswer::kUnknown;
+      limit = options.node_limit - nodes;
+    }
+    const FitResult fit =
+        Decide(problem, in, capacity, std::min(probe_deadline, deadline), limit, options.threads);
+    nodes += fit.nodes;
+    if (fit.answer == FitAnswer::kYes) {
+      OffsetPlan plan = MakeOffsetPlan(problem, "exact", fit.offsets);
+      if (plan.arena_bytes < best.arena_bytes) best = std::move(plan);
+    } else if (fit.answer == FitAnswer::kNo) {
+      bound = std::max(bound, capacity + unit);
+    }
+    return fit.answer;
+  };
+  auto out_of_budget = [&] {
+    return Clock::now() >= deadline || (options.node_limit && nodes >= options.node_limit);
+  };
+
+  // The load bound first: most problems either reach it or are refuted there quickly.
+  Bytes low = bound;  // no capacity below `low` is worth asking
+  if (probe(bound, Clock::now() + per_probe) == FitAnswer::kUnknown) low = bound + unit;
+  // Then bisect between what is known not to fit (or is too hard) and the best plan.
+  while (bound < best.arena_bytes && !out_of_budget()) {
+    low = std::max(low, bound);
+    const Bytes high = best.arena_bytes - unit;
+    if (low > high) {
+      // Everything below has been tried: spend the rest proving the best plan optimal.
+      if (probe(high, deadline) == FitAnswer::kUnknown) break;
+      continue;
+    }
+    const Bytes mid = low + (high - low) / unit / 2 * unit;
+    if (probe(mid, Clock::now() + per_probe) == FitAnswer::kUnknown) low = mid + unit;
+  }
+  report(0);
+  result.nodes = nodes;
+  result.bound_bytes = std::min(bound, best.arena_bytes);
+  result.status =
+      best.arena_bytes <= result.bound_bytes ? ExactStatus::kOptimal : ExactStatus::kGap;
+  VerifyOrThrow(problem, best);
+  result.plan = std::move(best);
+  return finish(std::move(result));
+}
+
+OffsetPlan PlanExact(const Problem& problem) {
+  // A node budget rather than only a clock keeps the strategy a pure function: the
+  // same problem gets the same plan on any machine (the clock is a safety net).
+  ExactOptions options;
+  options.node_limit = kStrategyNodeLimit;
+  return *SolveExact(problem, options).plan;
+}
+
+}  // namespace memplan

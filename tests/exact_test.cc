@@ -1,0 +1,213 @@
+// The exact solver against brute force on small random problems (with and without
+// alignment and fixed offsets), its decision answers, limits and determinism.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "memplan/bounds.h"
+#include "memplan/exact.h"
+#include "memplan/offsets.h"
+#include "memplan/workload.h"
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+// The smallest arena by brute force: every order of the free records, each placed at
+// the lowest aligned offset (0 or the aligned top of a record) where it clears every
+// conflicting record placed before it. Placing an optimal plan's records in order of
+// offset this way never moves one up, so the minimum over all orders is optimal.
+Bytes BruteForceOptimum(const Problem& p) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (!p.IsFixed(i) && p.records[i].size > 0) order.push_back(i);
+  Bytes best = std::numeric_limits<Bytes>::max();
+  do {
+    std::vector<std::optional<Bytes>> at(p.size());
+    Bytes arena = 0;
+    for (std::size_t i = 0; i < p.size(); ++i)
+      if (p.IsFixed(i)) {
+        at[i] = p.fixed_offsets[i];
+        arena = std::max(arena, *at[i] + p.records[i].size);
+      }
+    for (std::size_t r : order) {
+      std::vector<Bytes> starts = {0};
+      for (std::size_t j = 0; j < p.size(); ++j)
+        if (at[j]) starts.push_back(AlignUp(*at[j] + p.records[j].size, p.alignment));
+      std::sort(starts.begin(), starts.end());
+      for (Bytes s : starts) {
+        bool clear = true;
+        for (std::size_t j = 0; j < p.size() && clear; ++j)
+          if (at[j] && p.records[j].size > 0 && Conflicts(p.records[r], p.records[j]))
+            clear = s + p.records[r].size <= *at[j] || *at[j] + p.records[j].size <= s;
+        if (clear) {
+          at[r] = s;
+          break;
+        }
+      }
+      arena = std::max(arena, *at[r] + p.records[r].size);
+    }
+    best = std::min(best, arena);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+struct Shape {
+  const char* label;
+  testing::RandomProblemOptions options;
+};
+
+const Shape kShapes[] = {
+    {"plain", {.records = 7, .steps = 6, .max_size = 9, .zero_fraction = 0.1}},
+    {"aligned", {.records = 7, .steps = 6, .max_size = 20, .alignment = 4, .zero_fraction = 0.1}},
+    {"fixed", {.records = 7, .steps = 6, .max_size = 9, .fixed_fraction = 0.3}},
+    {"fixed+aligned",
+     {.records = 7, .steps = 5, .max_size = 20, .alignment = 8, .fixed_fraction = 0.3}},
+};
+
+TEST(Exact, MinimizesToTheBruteForceOptimumAndProvesIt) {
+  int above_bound = 0;  // problems whose optimum needs a proof beyond the load bound
+  for (const Shape& shape : kShapes) {
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+      SCOPED_TRACE(std::string(shape.label) + " seed " + std::to_string(seed));
+      const Problem p = testing::RandomProblem(seed, shape.options);
+      const Bytes optimum = BruteForceOptimum(p);
+      const ExactResult r = SolveExact(p);
+      ASSERT_TRUE(r.plan);
+      EXPECT_TRUE(FindViolations(p, *r.plan).empty());
+      EXPECT_EQ(r.plan->arena_bytes, optimum);
+      EXPECT_TRUE(r.proven_optimal);
+      EXPECT_EQ(r.bound_bytes, optimum);
+      EXPECT_LE(ExactLowerBound(p), optimum);
+      if (ExactLowerBound(p) < optimum) ++above_bound;
+    }
+  }
+  EXPECT_GE(above_bound, 10);
+}
+
+TEST(Exact, DecisionAnswersMatchBruteForce) {
+  for (const Shape& shape : kShapes) {
+    for (std::uint64_t seed = 31; seed <= 55; ++seed) {
+      SCOPED_TRACE(std::string(shape.label) + " seed " + std::to_string(seed));
+      const Problem p = testing::RandomProblem(seed, shape.options);
+      const Bytes optimum = BruteForceOptimum(p);
+      const FitResult yes = FitsInCapacity(p, optimum);
+      ASSERT_EQ(yes.answer, FitAnswer::kYes);
+      const OffsetPlan plan = MakeOffsetPlan(p, "exact", yes.offsets);
+      EXPECT_TRUE(FindViolations(p, plan).empty());
+      EXPECT_LE(plan.arena_bytes, optimum);
+      if (optimum > 0) EXPECT_EQ(FitsInCapacity(p, optimum - 1).answer, FitAnswer::kNo);
+    }
+  }
+}
+
+// MiniMalloc's example: five buffers of 4 bytes, capacity 12 (half-open lifetimes
+// [0,3) [3,9) [0,9) [9,21) [0,21) as inclusive steps).
+Problem MiniMallocExample() {
+  Problem p;
+  p.records = {{4, 0, 2}, {4, 3, 8}, {4, 0, 8}, {4, 9, 20}, {4, 0, 20}};
+  return p;
+}
+
+TEST(Exact, MiniMallocExampleFitsTwelveNotEleven) {
+  const Problem p = MiniMallocExample();
+  const FitResult fit = FitsInCapacity(p, 12);
+  ASSERT_EQ(fit.answer, FitAnswer::kYes);
+  EXPECT_EQ(MakeOffsetPlan(p, "exact", fit.offsets).arena_bytes, 12u);
+  EXPECT_EQ(FitsInCapacity(p, 11).answer, FitAnswer::kNo);
+  const ExactResult r = SolveExact(p);
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.plan->arena_bytes, 12u);
+}
+
+TEST(Exact, MiniMallocExampleFileFitsTwelve) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const Workload w =
+      LoadWorkload((shared / "benchmarks/minimalloc/examples/input.12.csv").string());
+  EXPECT_EQ(FitsInCapacity(w.problem, 12).answer, FitAnswer::kYes);
+  EXPECT_EQ(FitsInCapacity(w.problem, 11).answer, FitAnswer::kNo);
+}
+
+TEST(Exact, LowerBoundHoldsWithAlignmentAndOverlappingFixedRecords) {
+  Problem p;
+  p.records = {{5, 0, 0}};
+  p.alignment = 16;
+  EXPECT_EQ(ExactLowerBound(p), 5u);  // the top record needs no padding
+  EXPECT_EQ(SolveExact(p).plan->arena_bytes, 5u);
+  Problem q;
+  q.records = {{10, 0, 3}, {10, 0, 3}, {4, 1, 1}};
+  q.fixed_offsets = {Bytes{0}, Bytes{0}, std::nullopt};  // fixed records may overlap
+  EXPECT_EQ(ExactLowerBound(q), 14u);
+  const ExactResult r = SolveExact(q);
+  EXPECT_EQ(r.plan->arena_bytes, 14u);
+  EXPECT_TRUE(r.proven_optimal);
+}
+
+TEST(Exact, TimeLimitReturnsTheBestPlanInTime) {
+  const Problem p = testing::RandomProblem(
+      7, {.records = 400, .steps = 60, .max_size = 1000, .zero_fraction = 0});
+  ExactOptions options;
+  options.time_limit = std::chrono::milliseconds(300);
+  const auto start = std::chrono::steady_clock::now();
+  const ExactResult r = SolveExact(p, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 3.0);  // the limit plus setup, with room for slow sanitizer builds
+  ASSERT_TRUE(r.plan);
+  EXPECT_TRUE(FindViolations(p, *r.plan).empty());
+  EXPECT_LE(r.plan->arena_bytes, PlanOffsets(p, "greedy_by_size").arena_bytes);
+  EXPECT_LE(r.bound_bytes, r.plan->arena_bytes);
+  EXPECT_GE(r.bound_bytes, OffsetsLowerBound(p));
+}
+
+TEST(Exact, TimeLimitStopsAHardInstance) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const Workload w =
+      LoadWorkload((shared / "benchmarks/minimalloc/challenging/E.1048576.csv").string());
+  ExactOptions options;
+  options.time_limit = std::chrono::milliseconds(500);
+  const auto start = std::chrono::steady_clock::now();
+  const ExactResult r = SolveExact(w.problem, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 3.0);
+  ASSERT_TRUE(r.plan);
+  EXPECT_TRUE(FindViolations(w.problem, *r.plan).empty());
+  EXPECT_LE(r.plan->arena_bytes, PlanOffsets(w.problem, "greedy_by_size").arena_bytes);
+  EXPECT_GE(r.bound_bytes, 1048576u);  // its load bound
+}
+
+TEST(Exact, ZeroBudgetAnswersUnknownAtOnce) {
+  const Problem p = testing::RandomProblem(3, {.records = 60, .steps = 20});
+  const Bytes bound = ExactLowerBound(p);
+  const FitResult fit = FitsInCapacity(p, bound + 1, FitOptions{std::chrono::seconds(0)});
+  EXPECT_NE(fit.answer, FitAnswer::kNo);  // a "no" needs an exhausted search
+}
+
+TEST(Exact, NodeLimitedAnswersDoNotDependOnThreads) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const Problem p = testing::RandomProblem(seed, {.records = 80, .steps = 25});
+    ExactOptions one, two;
+    one.node_limit = two.node_limit = 20000;
+    one.threads = 1;
+    two.threads = 2;
+    const ExactResult a = SolveExact(p, one), b = SolveExact(p, two);
+    EXPECT_EQ(a.plan->offsets, b.plan->offsets) << "seed " << seed;
+    EXPECT_EQ(a.bound_bytes, b.bound_bytes) << "seed " << seed;
+  }
+}
+
+TEST(Exact, DecisionModeReportsInfeasibleWithABound) {
+  const Problem p = MiniMallocExample();
+  ExactOptions options;
+  options.capacity = 11;
+  const ExactResult r = SolveExact(p, options);
+  EXPECT_EQ(r.status, ExactStatus::kInfeasible);
+  EXPECT_FALSE(r.plan);
+  EXPECT_EQ(r.bound_bytes, 12u);
+}
+
+}  // namespace
+}  // namespace memplan
