@@ -6,9 +6,9 @@
 // variant gives up only once its arena exceeds that of a variant already finished
 // (so the winner always finishes), and once a finished variant reaches the lower bound
 // only the variants before it still run (one of them could tie it and would win).
-// Beyond kBestSmallProblem records only near-linear greedy variants run (never
-// tflm_greedy's order, strip_packing or the searches), beyond 200,000 only three
-// (size, breadth and execution order, best fit).
+// Beyond kBestSmallProblem records only the near-linear greedy variants and
+// strip_packing run (never tflm_greedy's order or the searches); beyond 200,000 only
+// three greedy variants (size, breadth and execution order, best fit).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -122,6 +122,8 @@ constexpr std::uint64_t kSearchRuns = 100;
 constexpr std::uint64_t kSearchReads = 50'000'000;
 // Threads for the variants; below this many records one thread is quicker.
 constexpr unsigned kMaxWorkers = 4;
+// strip_packing joins the portfolio up to this many records (about 0.2 s there).
+constexpr std::size_t kWithStrip = 200'000;
 constexpr std::size_t kParallelFrom = 1000;
 
 // Runs job(item, worker) for items 0..count-1 on `workers` threads (worker 0 is the
@@ -193,7 +195,8 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   const Bytes bound = StopBound(problem);
   if (problem.size() < kParallelFrom) workers = 1;
 
-  // Stage 1: the greedy variants, one order per item, its fits in turn.
+  // Stage 1: the greedy variants, one order per item, its fits in turn; then, up to
+  // kWithStrip records, strip_packing as one more item (it is no greedy order).
   const std::vector<OrderChoice> choices = Choices(problem.size());
   std::vector<std::size_t> first_slot;  // slot of each choice's first fit
   std::size_t slots = 0;
@@ -201,21 +204,32 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
     first_slot.push_back(slots);
     slots += c.fits.size();
   }
-  Results greedy(slots, bound);
+  const bool with_strip = problem.size() <= kWithStrip;
+  const std::size_t strip_slot = slots;
+  Results greedy(slots + (with_strip ? 1 : 0), bound);
   std::vector<std::vector<std::size_t>> orders(choices.size());  // kept for the searches
+  std::vector<Bytes> strip;                                      // strip_packing's offsets
   std::vector<std::optional<Placer>> placers(workers);
   auto placer_for = [&](unsigned worker) -> Placer& {
     if (!placers[worker]) placers[worker].emplace(problem, steps, index);
     return *placers[worker];
   };
-  // Which choice runs when changes only the time taken, never the result: the cheap
-  // execution order first, so its plan lets the others give up early.
+  // Which item runs when changes only the time taken, never the result: the cheap
+  // execution order first, so its plan lets the others give up early; strip_packing
+  // (slow, and unable to give up) next, beside the rest.
   std::vector<std::size_t> run_order(choices.size());
   std::iota(run_order.begin(), run_order.end(), 0);
   std::stable_partition(run_order.begin(), run_order.end(),
                         [&](std::size_t c) { return choices[c].run_first; });
-  ForEachItem(choices.size(), workers, [&](std::size_t position, unsigned worker) {
+  if (with_strip) run_order.insert(run_order.begin() + 1, choices.size());
+  ForEachItem(run_order.size(), workers, [&](std::size_t position, unsigned worker) {
     const std::size_t item = run_order[position];
+    if (item == choices.size()) {
+      if (greedy.Settled(strip_slot)) return;
+      strip = PlanStripPacking(problem).offsets;
+      greedy.Add(strip_slot, {ArenaBytes(problem, strip), strip, "strip_packing"});
+      return;
+    }
     const OrderChoice& choice = choices[item];
     if (greedy.Settled(first_slot[item])) return;
     std::vector<std::size_t> order = choice.make(context);
@@ -239,10 +253,8 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   };
   if (!small || best->arena <= bound) return finish(std::move(*best));
 
-  // Stage 2 (small problems): strip_packing, then order searches from the winner, from
-  // the diverse orders and from strip_packing's plan read bottom-up.
-  Candidate strip{0, PlanStripPacking(problem).offsets, "strip_packing"};
-  strip.arena = ArenaBytes(problem, strip.offsets);
+  // Stage 2 (small problems): order searches from the winner, from the diverse orders
+  // and from strip_packing's plan read bottom-up.
   struct Start {
     std::vector<std::size_t> order;  // where the search starts
     Fit fit;                         // with this fit rule
@@ -252,7 +264,7 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   for (std::size_t c = 0; c < choices.size(); ++c) {
     for (Fit fit : choices[c].fits) {
       const std::string label = std::string(choices[c].label) + " order, " + FitLabel(fit);
-      if (orders[c].empty()) continue;  // settled before it ran
+      if (orders[c].empty()) continue;  // no online records
       if (label == best->detail)
         starts.insert(starts.begin(), {orders[c], fit, label});
       else if (choices[c].search_from)
@@ -260,22 +272,20 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
     }
   }
   std::vector<std::size_t> bottom_up = OnlineRecords(problem);
-  std::stable_sort(bottom_up.begin(), bottom_up.end(), [&](std::size_t a, std::size_t b) {
-    return strip.offsets[a] < strip.offsets[b];
-  });
+  std::stable_sort(bottom_up.begin(), bottom_up.end(),
+                   [&](std::size_t a, std::size_t b) { return strip[a] < strip[b]; });
   for (Fit fit : {Fit::kFirst, Fit::kBest})
     starts.push_back({bottom_up, fit, std::string("strip_packing's order, ") + FitLabel(fit)});
 
-  Results found(1 + starts.size(), bound);
-  found.Add(0, std::move(strip));
+  Results found(starts.size(), bound);
   const std::uint64_t budget = kSearchReads / starts.size();
   ForEachItem(starts.size(), workers, [&](std::size_t item, unsigned worker) {
-    if (found.Settled(1 + item)) return;
+    if (found.Settled(item)) return;
     const Start& start = starts[item];
     if (auto result = SearchOrders(placer_for(worker), problem, start.order, start.fit, bound,
                                    budget, kSearchRuns))
-      found.Add(1 + item, {result->arena, std::move(result->offsets),
-                           fmt::format("{}, reordered ({} tries)", start.label, result->tries)});
+      found.Add(item, {result->arena, std::move(result->offsets),
+                       fmt::format("{}, reordered ({} tries)", start.label, result->tries)});
   });
   if (std::optional<Candidate> better = found.Take(); better && better->arena < best->arena)
     best = std::move(better);
