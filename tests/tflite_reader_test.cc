@@ -295,7 +295,23 @@ TEST(TfliteReader, ControlFlowErrors) {
     }
     b.NextSubgraph();
     b.Op("NOOP", {}, {});
-    EXPECT_HAS(ParseError(WriteTflite(b.Build())), "control flow runs more than 50000000 ops");
+    EXPECT_HAS(ParseError(WriteTflite(b.Build())),
+               "one run touches tensors more than 100000000 times");
+  }
+  {
+    // Few visits, but each touches 100k tensors: 12 nested IFs run the last subgraph 4096
+    // times.
+    GraphBuilder b;
+    for (int s = 0; s < 12; ++s) {
+      if (s) b.NextSubgraph();
+      const auto c = b.Typed("c", DataType::kBool, {1});
+      b.Inputs({c}).Op("IF", {c}, {}, {s + 1, s + 1});
+    }
+    b.NextSubgraph();
+    const auto x = b.Tensor("x", 4);
+    b.Op("ADD_N", std::vector<std::int32_t>(100'000, x), {});
+    EXPECT_HAS(ParseError(WriteTflite(b.Build())),
+               "one run touches tensors more than 100000000 times");
   }
 }
 

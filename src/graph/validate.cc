@@ -11,9 +11,51 @@ namespace memplan {
 
 namespace {
 
-// More op visits than this means hostile control flow (a subgraph called from many
-// places, nested); real models visit thousands.
-constexpr std::uint64_t kMaxOpVisits = 50'000'000;
+// More tensor touches than this in one run means hostile control flow (a subgraph
+// called from many places, nested, or ops with huge input lists); real models make
+// thousands. Each touch is a step of the lifetime walk.
+constexpr std::uint64_t kMaxTouches = 100'000'000;
+
+constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
+std::uint64_t SaturatingAdd(std::uint64_t a, std::uint64_t b) {
+  return a > kSaturated - b ? kSaturated : a + b;
+}
+
+// Σ over one run of subgraph 0 of own_cost(s) for every subgraph s it runs, each time
+// it runs (callees counted once per call). Saturates; the call graph must be acyclic.
+template <typename OwnCost>
+std::uint64_t CostOfOneRun(const Graph& graph, OwnCost own_cost) {
+  const std::size_t n = graph.subgraphs.size();
+  if (n == 0) return 0;
+  std::vector<std::uint64_t> cost(n, 0);
+  std::vector<bool> done(n, false);
+  // Post-order DFS (callees first); iterative to survive deep call chains.
+  for (std::size_t root = 0; root < n; ++root) {
+    if (done[root]) continue;
+    std::vector<std::pair<std::size_t, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      const auto [s, expanded] = stack.back();
+      stack.pop_back();
+      if (done[s]) continue;
+      if (!expanded) {
+        stack.push_back({s, true});
+        for (const Operator& op : graph.subgraphs[s].ops)
+          for (const std::int32_t c : op.called_subgraphs)
+            if (c >= 0 && static_cast<std::size_t>(c) < n && !done[static_cast<std::size_t>(c)])
+              stack.push_back({static_cast<std::size_t>(c), false});
+        continue;
+      }
+      std::uint64_t total = own_cost(graph.subgraphs[s]);
+      for (const Operator& op : graph.subgraphs[s].ops)
+        for (const std::int32_t c : op.called_subgraphs)
+          if (c >= 0 && static_cast<std::size_t>(c) < n)
+            total = SaturatingAdd(total, cost[static_cast<std::size_t>(c)]);
+      cost[s] = total;
+      done[s] = true;
+    }
+  }
+  return cost[0];
+}
 
 class GraphChecker {
  public:
@@ -24,11 +66,16 @@ class GraphChecker {
     for (std::size_t s = 0; s < graph_.subgraphs.size(); ++s) CheckSubgraph(s);
     CheckFixedOffsets();
     CheckCalls();
-    if (OpVisits(graph_) > kMaxOpVisits)
+    const std::uint64_t touches = CostOfOneRun(graph_, [](const Subgraph& sg) {
+      std::uint64_t n = sg.inputs.size() + sg.outputs.size();
+      for (const Operator& op : sg.ops) n += 1 + op.inputs.size() + op.outputs.size();
+      return n;
+    });
+    if (touches > kMaxTouches)
       Fail(
-          fmt::format("control flow runs more than {} ops (subgraphs called from many places); "
-                      "memplan refuses such a model",
-                      kMaxOpVisits));
+          fmt::format("one run touches tensors more than {} times (control flow calling "
+                      "subgraphs from many places, or huge ops); memplan refuses such a model",
+                      kMaxTouches));
   }
 
  private:
@@ -170,40 +217,7 @@ void ValidateGraph(const Graph& graph) {
 }
 
 std::uint64_t OpVisits(const Graph& graph) {
-  // visits[s] = ops run when subgraph s runs once; callees first (the call graph is a
-  // DAG once validated), found by repeated relaxation in reverse topological order.
-  const std::size_t n = graph.subgraphs.size();
-  if (n == 0) return 0;
-  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-  auto add = [](std::uint64_t a, std::uint64_t b) { return a > kMax - b ? kMax : a + b; };
-  std::vector<std::uint64_t> visits(n, 0);
-  std::vector<bool> done(n, false);
-  // Post-order DFS from every subgraph; iterative to survive deep call chains.
-  for (std::size_t root = 0; root < n; ++root) {
-    if (done[root]) continue;
-    std::vector<std::pair<std::size_t, bool>> stack{{root, false}};
-    while (!stack.empty()) {
-      auto [s, expanded] = stack.back();
-      stack.pop_back();
-      if (done[s]) continue;
-      if (!expanded) {
-        stack.push_back({s, true});
-        for (const Operator& op : graph.subgraphs[s].ops)
-          for (const std::int32_t c : op.called_subgraphs)
-            if (c >= 0 && static_cast<std::size_t>(c) < n && !done[static_cast<std::size_t>(c)])
-              stack.push_back({static_cast<std::size_t>(c), false});
-        continue;
-      }
-      std::uint64_t total = graph.subgraphs[s].ops.size();
-      for (const Operator& op : graph.subgraphs[s].ops)
-        for (const std::int32_t c : op.called_subgraphs)
-          if (c >= 0 && static_cast<std::size_t>(c) < n)
-            total = add(total, visits[static_cast<std::size_t>(c)]);
-      visits[s] = total;
-      done[s] = true;
-    }
-  }
-  return visits[0];
+  return CostOfOneRun(graph, [](const Subgraph& sg) { return std::uint64_t{sg.ops.size()}; });
 }
 
 }  // namespace memplan
