@@ -2,7 +2,9 @@
 // busiest first (largest live total; ties by earlier step); within a step its live
 // records largest first. Each unassigned record goes to the smallest object at least
 // its size, else the largest smaller one, among the objects it does not conflict with
-// (ties: lowest id); the object grows to fit. Without one, a new object.
+// (ties: lowest id); the object grows to fit. Without one, a new object. Records are
+// numbered in step order first (stable by first step), as TensorFlow Lite's callers
+// number them, so ties between equal sizes follow that order.
 #include <map>
 #include <optional>
 
@@ -30,7 +32,9 @@ struct BreadthObject {
 }  // namespace
 
 ObjectPlan PlanObjectsGreedyByBreadth(const Problem& problem) {
-  const std::vector<UsageRecord> records = AlignedRecords(problem);
+  const std::vector<UsageRecord> unsorted = AlignedRecords(problem);
+  const std::vector<std::size_t> order = SweepOrder(unsorted);
+  const std::vector<UsageRecord> records = InOrder(unsorted, order);
   std::vector<Segment> segments = LiveSegments(records);
   // Every step of a segment has the segment's breadth and profile, and a segment's steps
   // are contiguous, so ordering segments by (breadth desc, first step) visits the records
@@ -66,7 +70,7 @@ ObjectPlan PlanObjectsGreedyByBreadth(const Problem& problem) {
   }
   std::vector<Bytes> sizes;
   for (const BreadthObject& o : objects) sizes.push_back(o.size);
-  return MakeObjectPlan("greedy_by_breadth", std::move(ids), std::move(sizes));
+  return MakeObjectPlan("greedy_by_breadth", BackToRecordOrder(ids, order), std::move(sizes));
 }
 
 }  // namespace memplan

@@ -3,6 +3,8 @@
 // by the positional maximum their size falls under; within a rank, the record closest
 // in time to an object it can join goes first, then the larger record, then the lower
 // index. That record joins its nearest object (growing it), else starts a new one.
+// Records are numbered in step order first (stable by first step), as TensorFlow Lite's
+// callers number them, so index ties follow that order.
 //
 // TensorFlow Lite keeps, for every unassigned record, its distance to every object.
 // memplan keeps only each record's best (distance, object) and computes a distance to
@@ -140,7 +142,9 @@ void Update(Open& open, const std::vector<UsageRecord>& records,
 }  // namespace
 
 ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
-  const std::vector<UsageRecord> records = AlignedRecords(problem);
+  const std::vector<UsageRecord> unsorted = AlignedRecords(problem);
+  const std::vector<std::size_t> order = SweepOrder(unsorted);
+  const std::vector<UsageRecord> records = InOrder(unsorted, order);
   const std::vector<Bytes> pm = PositionalMaximums(records);
   // Records by position: a smaller position always goes first, so only the lowest
   // non-empty group is searched for the next record; every group is updated.
@@ -182,7 +186,7 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
   }
   std::vector<Bytes> sizes;
   for (const SizeObject& o : objects) sizes.push_back(o.size);
-  return MakeObjectPlan("greedy_by_size", std::move(ids), std::move(sizes));
+  return MakeObjectPlan("greedy_by_size", BackToRecordOrder(ids, order), std::move(sizes));
 }
 
 }  // namespace memplan

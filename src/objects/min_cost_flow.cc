@@ -283,8 +283,7 @@ ObjectPlan PlanObjectsMinCostFlow(const Problem& problem) {
   if (n > static_cast<std::size_t>(std::numeric_limits<int>::max() / 4))
     throw InputError("min_cost_flow: too many records");
   const std::vector<std::size_t> order = SweepOrder(records);
-  std::vector<UsageRecord> sorted;
-  for (std::size_t i : order) sorted.push_back(records[i]);
+  const std::vector<UsageRecord> sorted = InOrder(records, order);
 
   const Releases releases = ReleaseOrder(sorted);
   const Potentials potentials = CompactNetwork(sorted, releases).Solve();

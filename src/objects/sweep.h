@@ -31,6 +31,21 @@ std::vector<std::size_t> SweepOrder(const std::vector<Record>& records) {
   return order;
 }
 
+// The records in sweep order, and a sweep-order result mapped back to record order.
+inline std::vector<UsageRecord> InOrder(const std::vector<UsageRecord>& records,
+                                        const std::vector<std::size_t>& order) {
+  std::vector<UsageRecord> out;
+  out.reserve(order.size());
+  for (std::size_t i : order) out.push_back(records[i]);
+  return out;
+}
+inline std::vector<ObjectId> BackToRecordOrder(const std::vector<ObjectId>& sorted_ids,
+                                               const std::vector<std::size_t>& order) {
+  std::vector<ObjectId> ids(order.size());
+  for (std::size_t p = 0; p < order.size(); ++p) ids[order[p]] = sorted_ids[p];
+  return ids;
+}
+
 // Things (objects or records) in use during a sweep, each until its last step. Before a
 // record starting at step t is served, every thing whose last step is < t is released,
 // in order of (last step, id) ascending, the order of TensorFlow Lite's priority queue.
