@@ -25,7 +25,7 @@ constexpr std::size_t kMinCostFlowLimit = 2000;
 constexpr std::uint64_t kWorkPerRecord = 4000;
 
 // State expansions of the capacity test per record, shared by all tests.
-constexpr std::uint64_t kCapacityStepsPerRecord = 1000;
+constexpr std::uint64_t kCapacityStepsPerRecord = 8000;
 
 // How many sizes best tries for one more object (the smallest candidates).
 constexpr std::size_t kExtraSizes = 6;

@@ -1,7 +1,9 @@
-// Exact feasibility of object capacities, by a sweep over records in step order. A
-// state says, for each object, the last step of the record holding it (or that it is
-// free); records and objects that lead to the same state are interchangeable for
-// everything that follows, so each layer keeps every distinct state once.
+// Exact feasibility of object capacities: a depth-first search over the records in step
+// order that remembers dead ends. A state says, for each object, the last step of the
+// record holding it (or that it is free); objects of equal capacity are interchangeable,
+// so a state keeps each group's busy steps sorted and a record only takes a group's
+// first free object. A state proven to lead nowhere at record p is never searched again
+// at p, so the search visits each distinct state at most once.
 #include "src/objects/capacity_search.h"
 
 #include <algorithm>
@@ -15,40 +17,28 @@ namespace {
 
 constexpr Step kFree = -1;
 
-// How a state of one layer was reached: the state it came from and the object taken.
-struct Origin {
-  std::uint32_t parent;
-  std::uint32_t object;
-};
-
-// The states of one layer, k steps each, stored flat, with an open-addressing index
-// for finding duplicates.
-class Layer {
+// A set of states, k steps each, stored flat with an open-addressing index.
+class StateSet {
  public:
-  explicit Layer(std::size_t k) : k_(k) {}
+  explicit StateSet(std::size_t k) : k_(k) {}
 
-  std::size_t size() const { return count_; }
-  const Step* operator[](std::size_t s) const { return &steps_[s * k_]; }
-
-  void Clear() {
-    count_ = 0;
-    steps_.clear();
-    std::fill(slots_.begin(), slots_.end(), kEmpty);
-  }
-
-  // Adds a state unless present; returns whether it was added.
-  bool Add(const Step* state) {
-    if ((count_ + 1) * 2 > slots_.size()) Grow();
+  bool Contains(const Step* state) const {
+    if (count_ == 0) return false;
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t h = Hash(state) & mask;; h = (h + 1) & mask) {
-      if (slots_[h] == kEmpty) {
-        slots_[h] = static_cast<std::uint32_t>(count_);
-        steps_.insert(steps_.end(), state, state + k_);
-        ++count_;
-        return true;
-      }
-      if (std::memcmp(&steps_[slots_[h] * k_], state, k_ * sizeof(Step)) == 0) return false;
+      if (slots_[h] == kEmpty) return false;
+      if (std::memcmp(&steps_[slots_[h] * k_], state, k_ * sizeof(Step)) == 0) return true;
     }
+  }
+
+  void Add(const Step* state) {
+    if ((count_ + 1) * 2 > slots_.size()) Grow();
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t h = Hash(state) & mask;
+    while (slots_[h] != kEmpty) h = (h + 1) & mask;
+    slots_[h] = static_cast<std::uint32_t>(count_);
+    steps_.insert(steps_.end(), state, state + k_);
+    ++count_;
   }
 
  private:
@@ -90,49 +80,92 @@ std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageR
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return records[a].first < records[b].first;
   });
+  std::vector<std::size_t> group_begin(k);  // first object of o's group (equal capacity)
+  for (std::size_t o = 0; o < k; ++o)
+    group_begin[o] = o > 0 && capacities[o - 1] == capacities[o] ? group_begin[o - 1] : o;
+  std::vector<std::size_t> group_end(k);  // one past the last object of o's group
+  for (std::size_t o = k; o-- > 0;)
+    group_end[o] = o + 1 < k && capacities[o + 1] == capacities[o] ? group_end[o + 1] : o + 1;
+  auto canonical = [&](Step* state) {
+    for (std::size_t o = 0; o < k; o = group_end[o])
+      if (group_end[o] - o > 1) std::sort(state + o, state + group_end[o]);
+  };
+  // Groups a record of each size may use, smallest capacity first (best fit first).
+  auto groups_for = [&](Bytes size) {
+    std::vector<std::size_t> out;
+    for (std::size_t o = 0; o < k && capacities[o] >= size; o = group_end[o]) out.push_back(o);
+    std::reverse(out.begin(), out.end());
+    return out;
+  };
+
   std::uint64_t steps = 0;
-  Layer layer(k), next(k);
-  const std::vector<Step> all_free(k, kFree);
-  layer.Add(all_free.data());
-  std::vector<std::vector<Origin>> origins;  // origins[p][s]: how state s after record p arose
-  origins.reserve(n);
-  std::vector<Step> after(k);
-  for (std::size_t p = 0; p < n; ++p) {
-    const UsageRecord& r = records[order[p]];
-    // Objects free when the next record starts are free in every state: releasing them
-    // now merges states that differ only in records already over.
-    const Step next_first =
-        p + 1 < n ? records[order[p + 1]].first : std::numeric_limits<Step>::max();
-    next.Clear();
-    std::vector<Origin> how;
-    for (std::size_t s = 0; s < layer.size(); ++s) {
-      const Step* state = layer[s];
-      steps += k;
-      for (std::size_t o = 0; o < k && capacities[o] >= r.size; ++o) {  // largest first
-        if (state[o] != kFree && state[o] >= r.first) continue;
-        // Free objects of equal capacity are interchangeable: take the first.
-        if (o > 0 && capacities[o - 1] == capacities[o] && state[o - 1] < r.first) continue;
-        steps += k;
-        for (std::size_t x = 0; x < k; ++x) after[x] = state[x] < next_first ? kFree : state[x];
-        after[o] = r.last < next_first ? kFree : r.last;
-        if (next.Add(after.data()))
-          how.push_back({static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(o)});
-      }
-      if (steps > max_steps) break;
-    }
-    if (steps > max_steps || next.size() == 0) {
+  std::vector<StateSet> dead(n + 1, StateSet(k));  // dead[p]: states that fail at record p
+  // path[p]: the state before record p on the current branch (k steps each);
+  // tried[p]: how many of record p's groups the branch has tried.
+  std::vector<Step> path((n + 1) * k, kFree);
+  std::vector<std::size_t> tried(n + 1, 0);
+  std::vector<std::vector<std::size_t>> options(n);
+  for (std::size_t p = 0; p < n; ++p) options[p] = groups_for(records[order[p]].size);
+  std::size_t p = 0;
+  while (p < n) {
+    if (steps > max_steps) {
       *steps_used += steps;
       return std::nullopt;
     }
-    std::swap(layer, next);
-    origins.push_back(std::move(how));
+    const UsageRecord& r = records[order[p]];
+    Step* state = &path[p * k];
+    bool advanced = false;
+    while (tried[p] < options[p].size()) {
+      const std::size_t o = options[p][tried[p]++];
+      steps += k;
+      // The group's first free object (free ones sort first; busy ones end >= r.first).
+      if (state[o] != kFree) continue;
+      const Step next_first =
+          p + 1 < n ? records[order[p + 1]].first : std::numeric_limits<Step>::max();
+      Step* after = &path[(p + 1) * k];
+      for (std::size_t x = 0; x < k; ++x) after[x] = state[x] < next_first ? kFree : state[x];
+      after[o] = r.last < next_first ? kFree : r.last;
+      canonical(after);
+      if (dead[p + 1].Contains(after)) continue;
+      tried[p + 1] = 0;
+      ++p;
+      advanced = true;
+      break;
+    }
+    if (advanced) continue;
+    // Every choice at record p failed: this state is a dead end at p.
+    dead[p].Add(state);
+    if (p == 0) {
+      *steps_used += steps;
+      return std::nullopt;
+    }
+    --p;
   }
   *steps_used += steps;
+
+  // Replay the branch with real objects: at each record take an object that leads to the
+  // branch's next state.
   std::vector<ObjectId> ids(n);
-  std::uint32_t s = 0;
-  for (std::size_t p = n; p-- > 0;) {
-    ids[order[p]] = origins[p][s].object;
-    s = origins[p][s].parent;
+  std::vector<Step> actual(k, kFree), after(k), sorted(k);
+  for (std::size_t q = 0; q < n; ++q) {
+    const UsageRecord& r = records[order[q]];
+    const Step next_first =
+        q + 1 < n ? records[order[q + 1]].first : std::numeric_limits<Step>::max();
+    const Step* target = &path[(q + 1) * k];
+    bool placed = false;
+    for (std::size_t o = 0; o < k && !placed && capacities[o] >= r.size; ++o) {
+      if (actual[o] != kFree && actual[o] >= r.first) continue;
+      for (std::size_t x = 0; x < k; ++x) after[x] = actual[x] < next_first ? kFree : actual[x];
+      after[o] = r.last < next_first ? kFree : r.last;
+      sorted = after;
+      canonical(sorted.data());
+      if (std::equal(sorted.begin(), sorted.end(), target)) {
+        ids[order[q]] = o;
+        actual = after;
+        placed = true;
+      }
+    }
+    if (!placed) return std::nullopt;  // cannot happen: the branch is feasible
   }
   return ids;
 }

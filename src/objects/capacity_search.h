@@ -11,10 +11,10 @@ namespace memplan::objects_internal {
 
 // Assigns every record to one of the objects whose capacities are given (largest
 // first), so that records sharing an object never conflict and each fits its object.
-// Exact: a sweep over the records in step order that keeps every distinct state (when
-// each object becomes free), so it finds an assignment whenever one exists. Returns
-// nullopt when none exists or when more than `max_steps` state expansions would be
-// needed (the work it has done is added to `*steps_used`).
+// Exact: a depth-first search over the records in step order (best fit first) that
+// remembers the states proven to lead nowhere, so it finds an assignment whenever one
+// exists. Returns nullopt when none exists or after `max_steps` elementary steps (the
+// steps taken are added to `*steps_used`).
 std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageRecord>& records,
                                                         const std::vector<Bytes>& capacities,
                                                         std::uint64_t max_steps,
