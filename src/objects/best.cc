@@ -40,7 +40,7 @@ Bytes Sum(const std::vector<Bytes>& v) {
 class CapacitySqueeze {
  public:
   CapacitySqueeze(const std::vector<UsageRecord>& records, std::uint64_t budget)
-      : records_(records), budget_(budget) {
+      : records_(records), budget_(budget), pm_(PositionalMaximums(records)) {
     for (const UsageRecord& r : records) levels_.push_back(r.size);
     levels_.push_back(0);
     std::sort(levels_.begin(), levels_.end());
@@ -52,6 +52,11 @@ class CapacitySqueeze {
     std::sort(caps.begin(), caps.end(), std::greater<>());
     while (!caps.empty() && caps.back() == 0) caps.pop_back();
     if (used_ >= budget_) return std::nullopt;
+    // The records alive at one step need distinct objects, each large enough: the j-th
+    // largest capacity must reach the j-th positional maximum.
+    if (caps.size() < pm_.size()) return std::nullopt;
+    for (std::size_t j = 0; j < pm_.size(); ++j)
+      if (caps[j] < pm_[j]) return std::nullopt;
     auto ids = AssignToCapacities(records_, caps, budget_ - used_, &used_);
     if (ids) last_caps_ = caps;
     return ids;
@@ -59,38 +64,32 @@ class CapacitySqueeze {
   const std::vector<Bytes>& LastCaps() const { return last_caps_; }
   bool Spent() const { return used_ >= budget_; }
 
-  // Lowers each capacity in turn to the smallest level the test accepts (binary search:
-  // lowering one capacity never helps feasibility). Returns the assignment of the final
-  // capacities, or nullopt if nothing could be lowered.
+  // Lowers each capacity in turn, one level at a time, while the test accepts (lowering
+  // a capacity never helps another: a failed step ends that capacity's descent). Tests
+  // that succeed are cheap, failures cost a full search, so small steps waste least.
+  // The smallest object is first tried without any capacity (removed). Returns the
+  // assignment of the final capacities, or nullopt if nothing could be lowered.
   std::optional<std::vector<ObjectId>> Descend(std::vector<Bytes>& caps) {
     std::optional<std::vector<ObjectId>> found;
     std::sort(caps.begin(), caps.end(), std::greater<>());
-    for (std::size_t j = 0; j < caps.size() && !Spent(); ++j) {
-      // levels_[lo] is known infeasible or untested, levels_[hi] == caps[j] is feasible.
-      std::size_t hi = static_cast<std::size_t>(
-          std::lower_bound(levels_.begin(), levels_.end(), caps[j]) - levels_.begin());
-      std::size_t lo = 0;
-      if (hi == 0) continue;
-      // First try the lowest level outright (often an object can go entirely).
-      std::vector<Bytes> trial = caps;
-      trial[j] = levels_[0];
+    if (!caps.empty()) {
+      std::vector<Bytes> trial(caps.begin(), caps.end() - 1);
       if (auto ids = Try(trial)) {
-        caps[j] = levels_[0];
+        caps.back() = 0;
         found = std::move(ids);
-        continue;
       }
-      while (hi - lo > 1 && !Spent()) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        trial = caps;
-        trial[j] = levels_[mid];
-        if (auto ids = Try(trial)) {
-          hi = mid;
-          found = std::move(ids);
-        } else {
-          lo = mid;
-        }
+    }
+    for (std::size_t j = 0; j < caps.size() && !Spent(); ++j) {
+      auto level = std::lower_bound(levels_.begin(), levels_.end(), caps[j]);
+      while (level != levels_.begin() && !Spent()) {
+        --level;
+        std::vector<Bytes> trial = caps;
+        trial[j] = *level;
+        auto ids = Try(trial);
+        if (!ids) break;
+        caps[j] = *level;
+        found = std::move(ids);
       }
-      caps[j] = levels_[hi];
     }
     return found;
   }
@@ -99,6 +98,7 @@ class CapacitySqueeze {
   const std::vector<UsageRecord>& records_;
   std::uint64_t budget_;
   std::uint64_t used_ = 0;
+  std::vector<Bytes> pm_;      // positional maximums: a necessary condition on capacities
   std::vector<Bytes> levels_;  // distinct record sizes and 0, ascending
   std::vector<Bytes> last_caps_;
 };
