@@ -43,8 +43,8 @@ TEST(Cli, PlanJsonOnBuiltInExample) {
   EXPECT_EQ(j["best"]["bytes"], 124);
   bool saw_gbs = false;
   for (const auto& row : j["results"]) {
-    EXPECT_EQ(row["mode"], "offsets");
-    if (row["strategy"] == "greedy_by_size") {
+    EXPECT_TRUE(row["mode"] == "offsets" || row["mode"] == "objects") << row;
+    if (row["mode"] == "offsets" && row["strategy"] == "greedy_by_size") {
       saw_gbs = true;
       EXPECT_EQ(row["bytes"], 124);
       EXPECT_EQ(row["optimal"], true);
@@ -106,6 +106,56 @@ TEST(Cli, BatchOfInputsGivesJsonArray) {
   ASSERT_TRUE(j.is_array());
   EXPECT_EQ(j.size(), 2u);
   EXPECT_EQ(j[1]["lower_bound_bytes"], 96);
+}
+
+TEST(Cli, ObjectsRowsAndPlanFile) {
+  const auto dir = testing::TempDir();
+  const auto out = dir / "objects.json";
+  auto r = RunMemplan("plan zoo:paper_example --strategy objects --format json --out '" +
+                      out.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["objects_lower_bound_bytes"], 128);
+  EXPECT_EQ(j["best"]["mode"], "objects");
+  EXPECT_EQ(j["best"]["bytes"], 128);
+  bool saw_gio = false;
+  for (const auto& row : j["results"]) {
+    EXPECT_EQ(row["mode"], "objects");
+    if (row["strategy"] == "greedy_in_order") {
+      saw_gio = true;
+      EXPECT_EQ(row["bytes"], 130);
+      EXPECT_EQ(row["objects"], 4);
+      EXPECT_EQ(row["optimal"], false);
+      EXPECT_EQ(row["ratio"], 1.0484);  // 130 / 124, the offsets lower bound
+    }
+  }
+  EXPECT_TRUE(saw_gio);
+  // The best objects plan (greedy_by_breadth: first of the 128-byte plans).
+  const auto plan = testing::ReadJsonFile(out);
+  EXPECT_EQ(plan["mode"], "objects");
+  EXPECT_EQ(plan["strategy"], "greedy_by_breadth");
+  EXPECT_EQ(plan["total_bytes"], 128);
+  EXPECT_EQ(plan["objects"], nlohmann::json::parse("[64, 40, 16, 8]"));
+  ASSERT_EQ(plan["tensors"].size(), 8u);
+  EXPECT_EQ(plan["tensors"][5]["object"], 0);
+  EXPECT_EQ(plan["tensors"][5]["size"], 64);
+
+  r = RunMemplan("plan zoo:paper_example --strategy objects/min_cost_flow");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("objects lower bound 128 B"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("min_cost_flow"), std::string::npos) << r.out;
+  EXPECT_EQ(RunMemplan("plan zoo:paper_example --strategy objects/nope").exit_code, 2);
+}
+
+TEST(Cli, FixedOffsetsLeaveObjectsOut) {
+  const auto dir = testing::TempDir();
+  const auto in =
+      Write(dir, "fixed.json", "{\"records\": [[8, 0, 1], [8, 1, 2]], \"fixed_offsets\": [0, -1]}");
+  const auto r = RunMemplan("plan '" + in.string() + "' --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["objects_skipped"].get<std::string>().find("fixed offsets"), std::string::npos);
+  for (const auto& row : j["results"]) EXPECT_EQ(row["mode"], "offsets");
 }
 
 TEST(Cli, ZooListsBuiltIns) {

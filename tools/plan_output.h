@@ -16,7 +16,8 @@ std::string RunsTable(const Workload& workload, const Runs& runs);
 // One CSV block: a header line (when `header`) and a line per strategy.
 std::string RunsCsv(const Workload& workload, const Runs& runs, bool header);
 
-// The plan file of one run: {"mode": "offsets", "strategy", "arena_bytes", ...}.
+// The plan file of one run: {"mode": "offsets", "strategy", "arena_bytes", ...} or
+// {"mode": "objects", "strategy", "total_bytes", "objects": [sizes], "tensors": [...]}.
 nlohmann::ordered_json PlanFileJson(const Workload& workload, const StrategyRun& run);
 
 }  // namespace memplan::cli

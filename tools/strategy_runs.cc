@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
+#include "memplan/objects.h"
 #include "memplan/offsets.h"
 
 namespace memplan::cli {
@@ -17,19 +19,26 @@ std::vector<std::string> ExpandStrategies(const std::vector<std::string>& reques
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
   };
   for (const std::string& r : requested) {
-    if (r == "all" || r == "offsets") {
+    if (r == "all" || r == "offsets")
       for (const OffsetStrategy& s : OffsetStrategies()) add("offsets/" + std::string(s.name));
-      continue;
-    }
-    std::string name = r;
-    if (r.starts_with("offsets/")) name = r.substr(8);
-    if (!FindOffsetStrategy(name)) {
+    if (r == "all" || r == "objects")
+      for (const ObjectStrategy& s : ObjectStrategies()) add("objects/" + std::string(s.name));
+    if (r == "all" || r == "offsets" || r == "objects") continue;
+    if (r.starts_with("offsets/") && FindOffsetStrategy(r.substr(8))) {
+      add(r);
+    } else if (r.starts_with("objects/") && FindObjectStrategy(r.substr(8))) {
+      add(r);
+    } else if (r.find('/') == std::string::npos && FindOffsetStrategy(r)) {
+      add("offsets/" + r);
+    } else if (r.find('/') == std::string::npos && FindObjectStrategy(r)) {
+      add("objects/" + r);
+    } else {
       std::string known;
       for (const OffsetStrategy& s : OffsetStrategies()) known += " offsets/" + std::string(s.name);
-      throw UsageError(fmt::format("unknown strategy '{}'; choose all, offsets or one of:{}", r,
-                                   known));
+      for (const ObjectStrategy& s : ObjectStrategies()) known += " objects/" + std::string(s.name);
+      throw UsageError(fmt::format(
+          "unknown strategy '{}'; choose all, offsets, objects or one of:{}", r, known));
     }
-    add("offsets/" + name);
   }
   if (keys.empty()) return ExpandStrategies({"all"});
   return keys;
@@ -42,27 +51,39 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
   Validate(problem);
   out.naive_bytes = NaiveBytes(problem);
   out.lower_bound_bytes = OffsetsLowerBound(problem);
+  out.objects_lower_bound_bytes = ObjectsLowerBound(problem);
   for (const std::string& key : keys) {
     const auto slash = key.find('/');
     StrategyRun run;
     run.mode = key.substr(0, slash);
     run.strategy = key.substr(slash + 1);
+    if (run.mode == "objects" && problem.HasFixed()) {
+      out.objects_skipped = "objects strategies cannot keep fixed offsets";
+      continue;
+    }
     const auto start = std::chrono::steady_clock::now();
-    if (run.strategy == "exact") {
+    if (run.mode == "objects") {
+      run.objects = PlanObjects(problem, run.strategy);
+      run.bytes = run.objects->total_bytes;
+    } else if (run.strategy == "exact") {
       ExactResult result = SolveExact(problem, exact);
       run.offsets = std::move(result.plan);
       run.proven_optimal = result.proven_optimal;
       run.bound_bytes = result.bound_bytes;
+      run.bytes = run.offsets->arena_bytes;
     } else {
       run.offsets = PlanOffsets(problem, run.strategy);
+      run.bytes = run.offsets->arena_bytes;
     }
     run.plan_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    run.bytes = run.offsets->arena_bytes;
     out.runs.push_back(std::move(run));
   }
+  auto rank = [&](std::size_t i) {
+    return std::tuple(out.runs[i].bytes, out.runs[i].mode != "offsets", i);
+  };
   for (std::size_t i = 1; i < out.runs.size(); ++i)
-    if (out.runs[i].bytes < out.runs[out.best].bytes) out.best = i;
+    if (rank(i) < rank(out.best)) out.best = i;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "memplan/exact.h"
+#include "memplan/objects.h"
 #include "memplan/plan.h"
 #include "memplan/workload.h"
 
@@ -13,29 +14,37 @@ namespace memplan::cli {
 
 // One strategy's result.
 struct StrategyRun {
-  std::string mode;      // "offsets" (later also "objects")
-  std::string strategy;  // e.g. "greedy_by_size"
-  Bytes bytes = 0;       // arena bytes (offsets) or total of object sizes (objects)
-  double plan_ms = 0;    // wall time of planning and verification
+  std::string mode;                   // "offsets" or "objects"
+  std::string strategy;               // e.g. "greedy_by_size"
+  Bytes bytes = 0;                    // arena bytes (offsets) or total of object sizes (objects)
+  double plan_ms = 0;                 // wall time of planning and verification
   std::optional<OffsetPlan> offsets;  // the verified plan (offsets mode)
   std::optional<bool> proven_optimal;  // exact only: the arena equals a proven bound
   std::optional<Bytes> bound_bytes;    // exact only: best proven lower bound
+  std::optional<ObjectPlan> objects;  // the verified plan (objects mode)
   std::string Key() const { return mode + "/" + strategy; }
 };
 
 struct Runs {
   std::vector<StrategyRun> runs;
-  std::size_t best = 0;              // index of the smallest result (first on ties)
+  // Index of the smallest result. Ties: an offsets plan before an objects plan (one
+  // arena is the more flexible layout), then the first in list order.
+  std::size_t best = 0;
   Bytes naive_bytes = 0;
-  Bytes lower_bound_bytes = 0;       // offsets lower bound
+  Bytes lower_bound_bytes = 0;          // offsets lower bound
+  Bytes objects_lower_bound_bytes = 0;  // objects lower bound (Σ positional maximums)
+  std::string objects_skipped;          // why objects rows were left out, if they were
 };
 
-// Expands a --strategy list ("all", "offsets", "offsets/NAME", "NAME") into
-// mode/name keys; UsageError for an unknown one.
+// Expands a --strategy list ("all", "offsets", "offsets/NAME", "objects",
+// "objects/NAME", "NAME" = offsets/NAME, else objects/NAME) into mode/name keys;
+// UsageError for an unknown one.
 std::vector<std::string> ExpandStrategies(const std::vector<std::string>& requested);
 
 // Plans the workload with every selected strategy (keys from ExpandStrategies);
-// "exact" runs with `exact` (time limit, progress).
+// "exact" runs with `exact` (time limit, progress). Objects strategies cannot keep fixed
+// offsets: for a problem with some, objects rows are left out and Runs::objects_skipped
+// says why.
 Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
                    const ExactOptions& exact = {});
 

@@ -19,4 +19,20 @@ Bytes OffsetsLowerBound(const Problem& problem);
 // each task in the TensorFlow Lite memory paper.
 std::vector<Bytes> StepBreadths(const std::vector<UsageRecord>& records);
 
+// Shared objects (objects.h). The profile of task t lists the records alive at t,
+// largest first, equal sizes in record order; one profile per task 0..max(last)
+// (TensorFlow Lite GPU's CalculateTaskProfiles). O(Σ interval lengths) memory.
+std::vector<std::vector<std::size_t>> TaskProfiles(const std::vector<UsageRecord>& records);
+
+// pm[k] = the largest (k+1)-th largest size in any task's profile (TensorFlow Lite GPU's
+// CalculatePositionalMaximums); non-increasing, as long as the longest profile. Only
+// steps where a record starts are visited, so long intervals cost nothing extra.
+std::vector<Bytes> PositionalMaximums(const std::vector<UsageRecord>& records);
+
+// Σ positional maximums of the sizes rounded up to the alignment: the records alive at
+// one step need pairwise distinct objects, so the k-th largest object is at least the
+// k-th largest of them. No shared-objects plan can be smaller; never below
+// OffsetsLowerBound.
+Bytes ObjectsLowerBound(const Problem& problem);
+
 }  // namespace memplan

@@ -1,0 +1,74 @@
+// The list of shared-objects strategies, and PlanObjects, the one way in that
+// validates the problem and verifies the plan.
+#include <array>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "memplan/error.h"
+#include "memplan/objects.h"
+
+namespace memplan {
+
+namespace {
+
+constexpr std::array kStrategies = {
+    ObjectStrategy{"naive", "every record its own object", &PlanObjectsNaive},
+    ObjectStrategy{"equality", "TensorFlow Lite GPU: reuse only objects of exactly equal size",
+                   &PlanObjectsEquality},
+    ObjectStrategy{"greedy_in_order",
+                   "TensorFlow Lite GPU: in step order, the free object closest in size",
+                   &PlanObjectsGreedyInOrder},
+    ObjectStrategy{"greedy_by_breadth",
+                   "TensorFlow Lite GPU: busiest steps first, smallest fitting object",
+                   &PlanObjectsGreedyByBreadth},
+    ObjectStrategy{"greedy_by_size",
+                   "TensorFlow Lite GPU: size classes first, then nearest in time",
+                   &PlanObjectsGreedyBySize},
+    ObjectStrategy{"greedy_best", "TensorFlow Lite GPU: the better of by_size and by_breadth",
+                   &PlanObjectsGreedyBest},
+    ObjectStrategy{"min_cost_flow",
+                   "TensorFlow Lite GPU: min-cost flow over reuse edges (solved with LEMON)",
+                   &PlanObjectsMinCostFlow},
+    ObjectStrategy{"best", "memplan: the best of all, improved by local search", &PlanObjectsBest},
+};
+
+// Steps beyond this could overflow `last + 1` in the sweeps.
+constexpr Step kMaxStep = Step{1} << 62;
+
+}  // namespace
+
+std::span<const ObjectStrategy> ObjectStrategies() {
+  return kStrategies;
+}
+
+const ObjectStrategy* FindObjectStrategy(std::string_view name) {
+  for (const ObjectStrategy& s : kStrategies)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+ObjectPlan PlanObjects(const Problem& problem, std::string_view name) {
+  const ObjectStrategy* strategy = FindObjectStrategy(name);
+  if (!strategy) {
+    std::string known;
+    for (const ObjectStrategy& s : kStrategies) known += fmt::format(" {}", s.name);
+    throw UsageError(fmt::format("unknown objects strategy '{}'; known:{}", name, known));
+  }
+  Validate(problem);
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    if (problem.IsFixed(i))
+      throw UsageError(fmt::format(
+          "objects strategy '{}' cannot keep fixed offsets ({} has one); use an offsets strategy",
+          name, problem.Describe(i)));
+    if (problem.records[i].last >= kMaxStep)
+      throw InputError(fmt::format("{}: last step {} is too large (limit 2^62)",
+                                   problem.Describe(i), problem.records[i].last));
+  }
+  ObjectPlan plan = strategy->plan(problem);
+  plan.strategy = std::string(strategy->name);
+  VerifyObjectsOrThrow(problem, plan);
+  return plan;
+}
+
+}  // namespace memplan
