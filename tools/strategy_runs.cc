@@ -67,10 +67,11 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.bytes = run.objects->total_bytes;
     } else if (run.strategy == "exact") {
       ExactResult result = SolveExact(problem, exact);
-      run.offsets = std::move(result.plan);
+      if (!result.plan) throw InternalError("the exact solver returned no plan");
+      run.bytes = result.plan->arena_bytes;
       run.proven_optimal = result.proven_optimal;
       run.bound_bytes = result.bound_bytes;
-      run.bytes = run.offsets->arena_bytes;
+      run.offsets = std::move(result.plan);
     } else {
       run.offsets = PlanOffsets(problem, run.strategy);
       run.bytes = run.offsets->arena_bytes;
