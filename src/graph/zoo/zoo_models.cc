@@ -1,0 +1,31 @@
+// The list of built-in models behind zoo:NAME.
+#include <array>
+
+#include "memplan/zoo.h"
+#include "src/graph/zoo/models.h"
+
+namespace memplan {
+
+std::span<const ZooModel> ZooModels() {
+  static constexpr std::array<ZooModel, 5> kModels = {{
+      {"mobilenet_v1", "MobileNet v1 1.0, 224x224x3 float32 (TensorFlow Lite layout, 31 ops)",
+       zoo::BuildMobileNetV1},
+      {"mobilenet_v2", "MobileNet v2 1.0, 224x224x3 float32 (TensorFlow Lite layout, 66 ops)",
+       zoo::BuildMobileNetV2},
+      {"resnet50", "ResNet-50 v1, 224x224x3 float32 (Keras bottlenecks, 73 ops)",
+       zoo::BuildResNet50},
+      {"inception_v3", "Inception v3, 299x299x3 float32 (Keras layer shapes, 125 ops)",
+       zoo::BuildInceptionV3},
+      {"gpt2", "GPT-2 small decoder, 12 layers, d_model 768, 128 tokens, float32 (480 ops)",
+       zoo::BuildGpt2Small},
+  }};
+  return kModels;
+}
+
+std::optional<Graph> ZooGraph(std::string_view name) {
+  for (const ZooModel& m : ZooModels())
+    if (m.name == name) return m.build();
+  return std::nullopt;
+}
+
+}  // namespace memplan
