@@ -8,15 +8,14 @@ namespace memplan {
 
 std::span<const ZooModel> ZooModels() {
   static constexpr std::array<ZooModel, 5> kModels = {{
-      {"mobilenet_v1", "MobileNet v1 1.0, 224x224x3 float32 (TensorFlow Lite layout, 31 ops)",
+      {"mobilenet_v1", "MobileNet v1 1.0, 224x224x3 float32, as TensorFlow Lite runs it",
        zoo::BuildMobileNetV1},
-      {"mobilenet_v2", "MobileNet v2 1.0, 224x224x3 float32 (TensorFlow Lite layout, 66 ops)",
+      {"mobilenet_v2", "MobileNet v2 1.0, 224x224x3 float32, as TensorFlow Lite runs it",
        zoo::BuildMobileNetV2},
-      {"resnet50", "ResNet-50 v1, 224x224x3 float32 (Keras bottlenecks, 73 ops)",
-       zoo::BuildResNet50},
-      {"inception_v3", "Inception v3, 299x299x3 float32 (Keras layer shapes, 125 ops)",
+      {"resnet50", "ResNet-50 v1, 224x224x3 float32, Keras bottleneck layout", zoo::BuildResNet50},
+      {"inception_v3", "Inception v3, 299x299x3 float32, Keras layer shapes",
        zoo::BuildInceptionV3},
-      {"gpt2", "GPT-2 small decoder, 12 layers, d_model 768, 128 tokens, float32 (480 ops)",
+      {"gpt2", "GPT-2 small decoder, 12 layers, d_model 768, 128 tokens, float32",
        zoo::BuildGpt2Small},
   }};
   return kModels;
