@@ -69,5 +69,14 @@ TEST(ZooCli, ShapeBindingsAreRefusedForBuiltInModels) {
       << r.err;
 }
 
+TEST(ZooCli, InspectShowsABuiltInModel) {
+  const auto r = RunMemplan("inspect zoo:inception_v3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("zoo:inception_v3: built-in model, 1 subgraph, 125 ops"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("CONV_2D 94"), std::string::npos) << r.out;
+  EXPECT_EQ(RunMemplan("inspect zoo:nope").exit_code, 1);
+}
+
 }  // namespace
 }  // namespace memplan
