@@ -1,4 +1,4 @@
-// memplan inspect MODEL.tflite: what a model holds (subgraphs, ops by type, tensors by
+// memplan inspect MODEL.tflite|zoo:NAME: what a model holds (subgraphs, ops by type, tensors by
 // kind and bytes, metadata) and its offline memory plan checked against the lifetimes.
 #include <fmt/format.h>
 
@@ -12,6 +12,7 @@
 #include "memplan/shape_binding.h"
 #include "memplan/table.h"
 #include "memplan/tflite.h"
+#include "memplan/zoo.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
 
@@ -83,9 +84,23 @@ void FindOverlaps(Inspection& in) {
   }
 }
 
+// A built-in model as a .tflite file would hold it (no file, no metadata).
+TfliteModel BuiltInModel(const std::string& input, const LoadOptions& load) {
+  std::optional<Graph> graph = ZooGraph(std::string_view(input).substr(4));
+  if (!graph)
+    throw InputError(fmt::format("{}: no such built-in model; `memplan zoo` lists them", input));
+  if (!load.dims.empty() || !load.shapes.empty())
+    throw UsageError(fmt::format(
+        "{}: built-in models have fixed shapes; --dim and --shape apply to model files", input));
+  TfliteModel model;
+  model.graph = std::move(*graph);
+  model.description = "memplan built-in model";
+  return model;
+}
+
 Inspection Inspect(const std::string& input, const LoadOptions& load) {
   Inspection in;
-  in.model = ReadTfliteFile(input, input);
+  in.model = input.starts_with("zoo:") ? BuiltInModel(input, load) : ReadTfliteFile(input, input);
   Graph& g = in.model.graph;
   ApplyShapeBindings(g, load.dims, load.shapes);
   for (const Subgraph& sg : g.subgraphs)
@@ -161,7 +176,7 @@ Json InspectionJson(const std::string& input, const Inspection& in) {
   const Graph& g = in.model.graph;
   Json j;
   j["input"] = input;
-  j["format"] = "tflite";
+  j["format"] = g.format;
   j["schema_version"] = in.model.schema_version;
   j["description"] = in.model.description;
   j["file_bytes"] = in.model.file_bytes;
@@ -209,10 +224,13 @@ std::string PlannedText(const Planned& p) {
 
 std::string InspectionText(const std::string& input, const Inspection& in) {
   const Graph& g = in.model.graph;
+  const bool built_in = g.format == "zoo";
   std::string out = fmt::format(
-      "{}: TensorFlow Lite schema {}, {} subgraph{}, {} ops, {} tensors, {} B file\n", input,
-      in.model.schema_version, g.subgraphs.size(), g.subgraphs.size() == 1 ? "" : "s", g.OpCount(),
-      g.TensorCount(), WithThousands(in.model.file_bytes));
+      "{}: {}, {} subgraph{}, {} ops, {} tensors{}\n", input,
+      built_in ? "built-in model"
+               : fmt::format("TensorFlow Lite schema {}", in.model.schema_version),
+      g.subgraphs.size(), g.subgraphs.size() == 1 ? "" : "s", g.OpCount(), g.TensorCount(),
+      built_in ? "" : fmt::format(", {} B file", WithThousands(in.model.file_bytes)));
   std::vector<std::vector<std::string>> rows;
   for (std::size_t s = 0; s < g.subgraphs.size(); ++s) {
     const Subgraph& sg = g.subgraphs[s];
@@ -262,8 +280,9 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
 }
 
 void RunInspect(const InspectOptions& o) {
-  if (!o.input.ends_with(".tflite") && !o.input.ends_with(".TFLITE"))
-    throw UsageError(fmt::format("{}: inspect reads .tflite models", o.input));
+  if (!o.input.ends_with(".tflite") && !o.input.ends_with(".TFLITE") &&
+      !o.input.starts_with("zoo:"))
+    throw UsageError(fmt::format("{}: inspect reads .tflite models and zoo:NAME", o.input));
   const Inspection in = Inspect(o.input, ToLoadOptions(o.model));
   if (o.format == "json")
     fmt::print("{}\n", InspectionJson(o.input, in).dump(2));
@@ -277,7 +296,7 @@ void AddInspectCommand(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand(
       "inspect", "Show what a model holds and check its offline memory plan, if any");
-  cmd->add_option("model", options->input, "a .tflite model")->required();
+  cmd->add_option("model", options->input, "a .tflite model or zoo:NAME")->required();
   cmd->add_option("-f,--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   AddModelFlags(*cmd, options->model, /*with_accounting=*/false);

@@ -7,8 +7,10 @@
 
 #include "memplan/error.h"
 #include "memplan/records_io.h"
+#include "memplan/zoo.h"
 #include "src/formats/tflite/tflite_workload.h"
 #include "src/formats/zoo_records.h"
+#include "src/formats/zoo_workload.h"
 
 namespace memplan {
 
@@ -32,6 +34,7 @@ Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
   w.label = std::string(spec);
   if (spec.starts_with("zoo:")) {
     const std::string_view name = spec.substr(4);
+    if (auto model = LoadZooModelWorkload(spec, name, options)) return std::move(*model);
     if (auto problem = ZooRecords(name)) {
       w.kind = "records";
       w.problem = std::move(*problem);
@@ -62,6 +65,8 @@ Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
 
 std::vector<ZooEntry> ZooEntries() {
   std::vector<ZooEntry> entries;
+  for (const ZooModel& m : ZooModels())
+    entries.push_back({std::string(m.name), std::string(m.description)});
   for (const auto& [name, description] : ZooRecordNames()) entries.push_back({name, description});
   return entries;
 }

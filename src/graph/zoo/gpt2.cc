@@ -1,0 +1,96 @@
+// GPT-2 small (Radford et al. 2019): 12 decoder layers, d_model 768, 12 heads of 64,
+// vocabulary 50257, here over a sequence of 128 tokens, float32, written with
+// TensorFlow Lite operators as a converted model runs it. Token embedding GATHER plus
+// position ADD; per layer LayerNorm (MEAN, SUB, MUL, MEAN, ADD ε, RSQRT, MUL, MUL γ,
+// ADD β), one FULLY_CONNECTED for Q, K and V, SPLIT, RESHAPE/TRANSPOSE to heads,
+// BATCH_MATMUL Q·Kᵀ, MUL by 1/√64, ADD of the causal mask, SOFTMAX, BATCH_MATMUL with V,
+// TRANSPOSE/RESHAPE back, output projection, residual ADD, LayerNorm, MLP 768→3072
+// (GELU)→768, residual ADD; final LayerNorm and the LM head (tied to the token
+// embedding, no bias) to 128×50257 logits. 480 operators.
+#include <fmt/format.h>
+
+#include "src/graph/zoo/layers.h"
+#include "src/graph/zoo/models.h"
+
+namespace memplan::zoo {
+
+namespace {
+
+constexpr std::int64_t kLayers = 12;
+constexpr std::int64_t kModel = 768;   // d_model
+constexpr std::int64_t kHeads = 12;    // attention heads
+constexpr std::int64_t kHeadDim = 64;  // d_model / heads
+constexpr std::int64_t kSeq = 128;     // tokens per run
+constexpr std::int64_t kVocab = 50257;
+constexpr std::int64_t kHidden = 3072;  // MLP width
+
+// LayerNorm over the last dimension, decomposed into TensorFlow Lite operators.
+TensorId LayerNorm(GraphBuilder& g, TensorId x, const std::string& n) {
+  const TensorId mean = Mean(g, x, n + "/mean", {-1}, true);
+  const TensorId centered = Binary(g, "SUB", x, mean, n + "/centered");
+  const TensorId squared = Binary(g, "MUL", centered, centered, n + "/squared");
+  const TensorId variance = Mean(g, squared, n + "/variance", {-1}, true);
+  const TensorId eps = g.Constant(n + "/epsilon", {});
+  const TensorId shifted = Binary(g, "ADD", variance, eps, n + "/variance_eps");
+  const TensorId inv_std = Unary(g, "RSQRT", shifted, n + "/rsqrt");
+  const TensorId normed = Binary(g, "MUL", centered, inv_std, n + "/normalized");
+  const TensorId scaled =
+      Binary(g, "MUL", normed, g.Constant(n + "/gamma", {kModel}), n + "/scaled");
+  return Binary(g, "ADD", scaled, g.Constant(n + "/beta", {kModel}), n + "/out");
+}
+
+// [1, seq, d_model] → [1, heads, seq, head_dim], or [1, heads, head_dim, seq] for keys.
+TensorId ToHeads(GraphBuilder& g, TensorId x, const std::string& n, bool keys) {
+  const TensorId split = Reshape(g, x, n + "/heads", {1, kSeq, kHeads, kHeadDim});
+  return Transpose(
+      g, split, n + "/transposed",
+      keys ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1, 3});
+}
+
+TensorId Attention(GraphBuilder& g, TensorId x, const std::string& n, TensorId mask) {
+  const TensorId qkv = FullyConnected(g, x, n + "/c_attn", 3 * kModel);
+  const std::vector<TensorId> parts = Split(g, qkv, n + "/qkv", -1, 3);
+  const TensorId q = ToHeads(g, parts[0], n + "/q", false);
+  const TensorId k = ToHeads(g, parts[1], n + "/k", true);
+  const TensorId v = ToHeads(g, parts[2], n + "/v", false);
+  TensorId scores = BatchMatMul(g, q, k, n + "/scores");  // [1, heads, seq, seq]
+  scores = Binary(g, "MUL", scores, g.Constant(n + "/scale", {}), n + "/scaled");
+  scores = Binary(g, "ADD", scores, mask, n + "/masked");
+  const TensorId probs = Unary(g, "SOFTMAX", scores, n + "/probs");
+  TensorId context = BatchMatMul(g, probs, v, n + "/context");  // [1, heads, seq, head_dim]
+  context = Transpose(g, context, n + "/merge", {0, 2, 1, 3});
+  context = Reshape(g, context, n + "/merged", {1, kSeq, kModel});
+  return FullyConnected(g, context, n + "/c_proj", kModel);
+}
+
+TensorId Mlp(GraphBuilder& g, TensorId x, const std::string& n) {
+  TensorId h = FullyConnected(g, x, n + "/c_fc", kHidden);
+  h = Unary(g, "GELU", h, n + "/gelu");
+  return FullyConnected(g, h, n + "/c_proj", kModel);
+}
+
+}  // namespace
+
+Graph BuildGpt2Small() {
+  GraphBuilder g("gpt2");
+  const TensorId ids = g.Input("input_ids", {1, kSeq}, DataType::kInt32);
+  const TensorId wte = g.Constant("wte", {kVocab, kModel});
+  // Causal mask: 0 on and below the diagonal, a large negative value above it.
+  const TensorId mask = g.Constant("causal_mask", {1, 1, kSeq, kSeq});
+  TensorId x = Gather(g, wte, ids, "token_embedding");
+  x = Binary(g, "ADD", x, g.Constant("wpe", {kSeq, kModel}), "embedding");
+  for (std::int64_t layer = 0; layer < kLayers; ++layer) {
+    const std::string n = fmt::format("h{}", layer);
+    const TensorId attn = Attention(g, LayerNorm(g, x, n + "/ln_1"), n + "/attn", mask);
+    x = Binary(g, "ADD", x, attn, n + "/attn_residual");
+    const TensorId mlp = Mlp(g, LayerNorm(g, x, n + "/ln_2"), n + "/mlp");
+    x = Binary(g, "ADD", x, mlp, n + "/mlp_residual");
+  }
+  x = LayerNorm(g, x, "ln_f");
+  // The LM head reuses the token embedding as its [vocab, d_model] weights; no bias (-1).
+  const TensorId logits = g.Op("FULLY_CONNECTED", {x, wte, -1}, "logits", {1, kSeq, kVocab});
+  g.Output(logits);
+  return std::move(g).Finish();
+}
+
+}  // namespace memplan::zoo
