@@ -101,12 +101,13 @@ void Run(const RunOptions& o) {
     preallocated.emplace_back(ref, user_buffers.back());
   }
 
-  const Bytes required = RequiredArenaBytes(graph, kernels, options, preallocated);
+  const ArenaRequirement need = MeasureArena(graph, kernels, options, preallocated);
+  const Bytes required = need.total;
   std::unique_ptr<AlignedBuffer> main_buffer, persistent_buffer;
   std::unique_ptr<Arena> arena;
   if (o.persistent_size) {
     persistent_buffer = std::make_unique<AlignedBuffer>(*o.persistent_size);
-    main_buffer = std::make_unique<AlignedBuffer>(o.arena_size.value_or(required));
+    main_buffer = std::make_unique<AlignedBuffer>(o.arena_size.value_or(need.non_persistent));
     arena = std::make_unique<Arena>(persistent_buffer->span, main_buffer->span);
   } else {
     main_buffer = std::make_unique<AlignedBuffer>(o.arena_size.value_or(required));
@@ -132,6 +133,8 @@ void Run(const RunOptions& o) {
     j["arena_used_bytes"] = arena->UsedBytes();
     j["peak_bytes"] = arena->PeakUsedBytes();
     j["required_arena_bytes"] = required;
+    j["required_persistent_bytes"] = need.persistent;
+    j["required_non_persistent_bytes"] = need.non_persistent;
     j["two_buffers"] = arena->two_buffers();
     j["planned_buffers"] = s.planned_buffers;
     j["scratch_buffers"] = s.scratch_buffers;

@@ -118,10 +118,27 @@ class Interpreter {
   std::unique_ptr<detail::InterpreterState> state_;  // everything, so kernels can see it
 };
 
-// The arena bytes (16-byte aligned start) this model needs from a fresh arena with
-// these options and preallocations: the true peak, temporary memory included.
-Bytes RequiredArenaBytes(
-    const Graph& graph, const KernelRegistry& kernels, const InterpreterOptions& options = {},
-    const std::vector<std::pair<TensorRef, std::span<std::byte>>>& preallocated = {});
+// What a model needs from a fresh arena, measured by loading it into one on the host.
+struct ArenaRequirement {
+  // One buffer: its bytes, a multiple of the alignment; enough for a buffer whose start
+  // is aligned (add the alignment for one that is not). The true peak, temp included.
+  Bytes total = 0;
+  Bytes persistent = 0;      // two buffers: bytes of the persistent (tail) buffer
+  Bytes non_persistent = 0;  // two buffers: bytes of the head + temp buffer
+  Bytes head = 0;            // head after loading
+  Bytes tail = 0;            // tail after loading
+  Bytes temp_peak = 0;       // largest temporary section while loading
+};
+
+using Preallocations = std::vector<std::pair<TensorRef, std::span<std::byte>>>;
+
+// InputError when no arena up to 2^44 bytes holds the model (or it fails otherwise).
+ArenaRequirement MeasureArena(const Graph& graph, const KernelRegistry& kernels,
+                              const InterpreterOptions& options = {},
+                              const Preallocations& preallocated = {});
+// MeasureArena(...).total.
+Bytes RequiredArenaBytes(const Graph& graph, const KernelRegistry& kernels,
+                         const InterpreterOptions& options = {},
+                         const Preallocations& preallocated = {});
 
 }  // namespace memplan

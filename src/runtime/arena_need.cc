@@ -71,16 +71,21 @@ std::string ExplainArenaNeed(const InterpreterState& like, const ArenaState& bef
 
 namespace memplan {
 
-Bytes RequiredArenaBytes(
-    const Graph& graph, const KernelRegistry& kernels, const InterpreterOptions& options,
-    const std::vector<std::pair<TensorRef, std::span<std::byte>>>& preallocated) {
+ArenaRequirement MeasureArena(const Graph& graph, const KernelRegistry& kernels,
+                              const InterpreterOptions& options,
+                              const Preallocations& preallocated) {
   Arena none{std::span<std::byte>{}};
   detail::InterpreterState like(graph, none, kernels, options);
   like.preallocated = preallocated;
   const auto need = detail::MeasureArenaNeed(like, detail::ArenaState::Of(none));
   if (!need)
     throw InputError(fmt::format("{}: no arena up to 2^44 bytes holds this model", graph.source));
-  return need->total;
+  return *need;
+}
+
+Bytes RequiredArenaBytes(const Graph& graph, const KernelRegistry& kernels,
+                         const InterpreterOptions& options, const Preallocations& preallocated) {
+  return MeasureArena(graph, kernels, options, preallocated).total;
 }
 
 }  // namespace memplan

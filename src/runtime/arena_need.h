@@ -21,17 +21,7 @@ struct ArenaState {
   static ArenaState Of(const Arena& arena);
 };
 
-// Peaks of loading a model into an arena that starts as `before` describes.
-struct ArenaNeed {
-  // One buffer: the bytes it must have, a multiple of the alignment; enough for a buffer
-  // with an aligned start (the peak with the same layout).
-  Bytes total = 0;
-  Bytes persistent = 0;      // two buffers: bytes of the persistent one
-  Bytes non_persistent = 0;  // two buffers: bytes of the non-persistent one
-  Bytes head = 0;            // head after loading
-  Bytes tail = 0;            // tail after loading
-  Bytes temp_peak = 0;       // largest temporary section while loading
-};
+using ArenaNeed = ArenaRequirement;
 
 // Measures the need of the model `like` describes (graph, kernels, options,
 // preallocations); nullopt when no arena up to 2^44 bytes suffices.

@@ -1,12 +1,11 @@
 // The verification kernels. Eval of every op:
 //   h  = hash(op identity, every input byte)           inputs read
 //   scratch k <- stream(h, k)                           scratch written
-//   h2 = hash(h, inputs again, scratch)                 an input clobbered by scratch shows
-//   [control flow: called subgraph inputs <- stream(h2), run it, h2 = hash(h2, its outputs)]
-//   variable inputs <- stream(h2, variable)             state: read, modify, write
-//   output j <- stream(h2, j)                           outputs written
-//   h3 = hash(h2, inputs, scratch, outputs)             anything clobbered by an output shows
-//   output j's first 8 bytes ^= h3                      ... in the outputs
+//   [control flow: called subgraph inputs <- stream(h), run it, h = hash(h, its outputs)]
+//   variable inputs <- stream(h, variable)             state: read, modify, write
+//   output j <- stream(h, j)                            outputs written
+//   h2 = hash(h, inputs, scratch, outputs)              read back: anything clobbered since
+//   output j's first 8 bytes ^= h2                      ... shows in the outputs
 // Constants live outside the arena (in the model); they are hashed by identity.
 #include <fmt/format.h>
 
@@ -48,7 +47,8 @@ std::uint64_t AbsorbInputs(std::uint64_t h, OpContext& context) {
 }
 
 std::uint64_t AbsorbScratch(std::uint64_t h, OpContext& context) {
-  for (int k = 0; k < context.num_scratch(); ++k) h = Absorb(h ^ (0x5c ^ k), context.Scratch(k));
+  for (int k = 0; k < context.num_scratch(); ++k)
+    h = Absorb(h ^ (0x5cULL + static_cast<std::uint64_t>(k)), context.Scratch(k));
   return h;
 }
 
@@ -61,7 +61,6 @@ void EvalVerify(OpContext& context) {
   std::uint64_t h = AbsorbInputs(data->seed, context);
   for (int k = 0; k < context.num_scratch(); ++k)
     FillStream(context.Scratch(k), Mix64(h + 0x1000 + static_cast<std::uint64_t>(k)));
-  h = AbsorbScratch(AbsorbInputs(Mix64(h), context), context);
 
   const Operator& op = context.op();
   for (std::size_t c = 0; c < op.called_subgraphs.size(); ++c) {
@@ -84,12 +83,12 @@ void EvalVerify(OpContext& context) {
     const TensorView out = context.output(j);
     if (Writable(out)) FillStream(out.data, Mix64(h ^ (0x5000 + j)));
   }
-  std::uint64_t h3 = AbsorbScratch(AbsorbInputs(Mix64(h), context), context);
-  for (std::size_t j = 0; j < context.num_outputs(); ++j) h3 = AbsorbView(h3, context.output(j), j);
+  std::uint64_t h2 = AbsorbScratch(AbsorbInputs(Mix64(h), context), context);
+  for (std::size_t j = 0; j < context.num_outputs(); ++j) h2 = AbsorbView(h2, context.output(j), j);
   for (std::size_t j = 0; j < context.num_outputs(); ++j) {
     const TensorView out = context.output(j);
     if (!Writable(out)) continue;
-    const std::uint64_t tag = Mix64(h3 + j);
+    const std::uint64_t tag = Mix64(h2 + j);
     const std::size_t n = std::min<std::size_t>(8, out.data.size());
     for (std::size_t b = 0; b < n; ++b) out.data[b] ^= static_cast<std::byte>(tag >> (8 * b));
   }
