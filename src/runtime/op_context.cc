@@ -1,6 +1,8 @@
 // What kernels may ask of the runtime, checked against the phase they run in.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "memplan/error.h"
 #include "memplan/kernel.h"
 #include "src/runtime/interpreter_state.h"
@@ -71,7 +73,8 @@ int OpContext::RequestScratch(std::size_t bytes) {
     throw UsageError(
         fmt::format("op {} ({}): Scratch buffer request exceeds limit per operator ({})",
                     node_.node, node_.op->type, detail::kMaxScratchPerOp));
-  state_.requests[state_.scratch_count] = {bytes, node_.node, 0};
+  std::construct_at(state_.requests + state_.scratch_count,
+                    detail::ScratchRequest{bytes, node_.node, 0});
   state_.scratch_node.push_back(node_.node);
   ++state_.scratch_count;
   return node_.scratch_count++;
