@@ -116,17 +116,3 @@ TEST(Cli, ZooListsBuiltIns) {
 
 }  // namespace
 }  // namespace memplan
-
-namespace memplan {
-namespace {
-
-TEST(CliRun, NeedsAModel) {
-  const auto r = testing::RunMemplan("run zoo:paper_example");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("run needs a model"), std::string::npos) << r.err;
-  EXPECT_EQ(testing::RunMemplan("run zoo:paper_example --format xml").exit_code, 2);
-  EXPECT_EQ(testing::RunMemplan("run zoo:paper_example --invokes 0").exit_code, 2);
-}
-
-}  // namespace
-}  // namespace memplan

@@ -12,6 +12,7 @@
 #include "memplan/runtime_check.h"
 #include "memplan/workload.h"
 #include "tools/commands.h"
+#include "tools/model_options.h"
 
 namespace memplan::cli {
 
@@ -19,6 +20,7 @@ namespace {
 
 struct RunOptions {
   std::string model;
+  ModelFlags model_flags;
   std::string strategy = "tflm_greedy";
   std::optional<Bytes> arena_size;
   std::optional<Bytes> persistent_size;
@@ -80,7 +82,7 @@ nlohmann::ordered_json AllocationsJson(const Arena& arena) {
 }
 
 void Run(const RunOptions& o) {
-  const Workload workload = LoadWorkload(o.model);
+  const Workload workload = LoadWorkload(o.model, ToLoadOptions(o.model_flags));
   if (!workload.graph)
     throw UsageError(
         fmt::format("run needs a model (.tflite, .onnx or zoo:NAME), not {} input '{}'",
@@ -174,6 +176,7 @@ void AddRunCommand(CLI::App& app) {
       "Load a model into a TFLM-style arena, plan, invoke it with verification kernels "
       "and compare with a naive layout");
   cmd->add_option("model", options->model, "model .tflite/.onnx or zoo:NAME")->required();
+  AddModelFlags(*cmd, options->model_flags, false);
   cmd->add_option("-s,--strategy", options->strategy,
                   "offsets strategy (offsets/NAME or NAME; default tflm_greedy)");
   cmd->add_option("--arena-size", options->arena_size,

@@ -44,8 +44,9 @@ struct InterpreterOptions {
   // there is none). Any name memplan::PlanOffsets knows.
   std::string strategy = "tflm_greedy";
   OfflinePlanUse offline = OfflinePlanUse::kWhenPresent;
-  // The OfflineMemoryAllocation offsets: one per tensor of every subgraph (subgraph 0
-  // first), -1 = plan online; empty when the model has none.
+  // OfflineMemoryAllocation offsets that replace the model's own (Graph::fixed_offsets):
+  // one per tensor of every subgraph (subgraph 0 first), -1 = plan online. Empty: the
+  // model's.
   std::vector<std::int64_t> offline_offsets;
   // For tests only: commit this plan (over problem() of an identical interpreter)
   // instead of planning, and do not verify it. Shows that a broken plan is caught.

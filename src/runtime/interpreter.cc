@@ -79,14 +79,14 @@ void Interpreter::RegisterPreallocatedTensor(TensorRef ref, std::span<std::byte>
   if (buffer.size() < *tensor.bytes)
     throw UsageError(fmt::format("{}: the buffer for {} has {} bytes; the tensor needs {}",
                                  graph.source, label, buffer.size(), *tensor.bytes));
-  if (s.options.offline != OfflinePlanUse::kIgnore && !s.options.offline_offsets.empty()) {
+  const auto& offline = detail::EffectiveOfflineOffsets(graph, s.options);
+  if (s.options.offline != OfflinePlanUse::kIgnore && !offline.empty()) {
     std::size_t g = static_cast<std::size_t>(ref.tensor);
     for (std::int32_t i = 0; i < ref.subgraph; ++i) g += graph.subgraphs[i].tensors.size();
-    if (g < s.options.offline_offsets.size() && s.options.offline_offsets[g] >= 0)
-      throw UsageError(
-          fmt::format("{}: {} is placed by the offline plan (offset {}); it cannot "
-                      "be preallocated",
-                      graph.source, label, s.options.offline_offsets[g]));
+    if (g < offline.size() && offline[g] >= 0)
+      throw UsageError(fmt::format("{}: {} is placed by the offline plan (offset {}); it cannot "
+                                   "be preallocated",
+                                   graph.source, label, offline[g]));
   }
   for (const auto& [other, b] : s.preallocated)
     if (other == ref)

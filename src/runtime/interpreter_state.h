@@ -70,6 +70,12 @@ inline constexpr Bytes kPlannerBytesPerBuffer = 40;
 // TFLM's kMaxScratchBuffersPerOp.
 inline constexpr std::size_t kMaxScratchPerOp = 12;
 
+// The offline offsets in force: the options' when given, else the model's metadata.
+inline const std::vector<std::int64_t>& EffectiveOfflineOffsets(const Graph& graph,
+                                                                const InterpreterOptions& o) {
+  return o.offline_offsets.empty() ? graph.fixed_offsets : o.offline_offsets;
+}
+
 struct InterpreterState {
   InterpreterState(const Graph& g, Arena& a, const KernelRegistry& k, InterpreterOptions o)
       : graph(g), arena(a), kernels(k), options(std::move(o)) {}

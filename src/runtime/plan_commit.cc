@@ -19,17 +19,18 @@ namespace {
 const std::vector<std::int64_t>* OfflineOffsets(const InterpreterState& state) {
   const InterpreterOptions& o = state.options;
   if (o.offline == OfflinePlanUse::kIgnore) return nullptr;
-  if (o.offline_offsets.empty()) {
+  const std::vector<std::int64_t>& offsets = EffectiveOfflineOffsets(state.graph, o);
+  if (offsets.empty()) {
     if (o.offline == OfflinePlanUse::kRequire)
-      throw InputError(
-          fmt::format("{}: the model has no OfflineMemoryAllocation metadata", state.graph.source));
+      throw InputError(fmt::format("{}: the model has no OfflineMemoryAllocation metadata",
+                                   state.graph.source));
     return nullptr;
   }
-  if (o.offline_offsets.size() != state.TensorCount())
-    throw InputError(
-        fmt::format("{}: Nbr of offline buffer offsets ({}) in metadata not equal nbr tensors ({})",
-                    state.graph.source, o.offline_offsets.size(), state.TensorCount()));
-  return &o.offline_offsets;
+  if (offsets.size() != state.TensorCount())
+    throw InputError(fmt::format(
+        "{}: Nbr of offline buffer offsets ({}) in metadata not equal nbr tensors ({})",
+        state.graph.source, offsets.size(), state.TensorCount()));
+  return &offsets;
 }
 
 struct PlanInput {
