@@ -9,5 +9,6 @@ void AddZooCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);
 void AddVerifyCommand(CLI::App& app);
 void AddInspectCommand(CLI::App& app);
+void AddRunCommand(CLI::App& app);
 
 }  // namespace memplan::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   memplan::cli::AddShowCommand(app);
   memplan::cli::AddVerifyCommand(app);
   memplan::cli::AddInspectCommand(app);
+  memplan::cli::AddRunCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,145 @@
+#pragma once
+// The arena runtime: loads a model graph into an Arena the way TensorFlow Lite Micro's
+// MicroInterpreter + MicroAllocator do (shared/reference/runtimes.md §1-§2), plans its
+// tensors with any memplan offsets strategy and/or the model's offline plan, verifies
+// and commits the plan, and runs the ops with kernels from a registry.
+//
+// Lifecycle (AllocateTensors):
+//  1. tail <- subgraph tables, one EvalTensor per tensor, one NodeAndKernel per op;
+//     head <- the scratch-request list (grown 12 requests ahead after each op).
+//  2. every op: init, then prepare (temp <- the op's tensor views, released after);
+//     scratch requests become planned buffers alive for that op only.
+//  3. tail <- scratch handles; variables without an offline offset <- tail;
+//     temp <- the allocation-info array and the planner's working memory (TFLM's
+//     greedy planner needs 40 bytes per buffer: modelled, so the arena is sized as a
+//     device needs it; memplan's strategies themselves run on the host heap);
+//     plan -> verify -> every data pointer resolved; temp released;
+//     head <- the largest plan of all models sharing the arena.
+//  4. tail <- persistent views of the graph's inputs and outputs; variables zeroed.
+// Several Interpreters may share one Arena: the head is shared (models take turns).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "memplan/arena.h"
+#include "memplan/graph.h"
+#include "memplan/kernel.h"
+#include "memplan/plan.h"
+
+namespace memplan {
+
+// Whether the model's OfflineMemoryAllocation offsets are used.
+enum class OfflinePlanUse {
+  kWhenPresent,  // as TFLM: offline tensors fixed, the others planned around them
+  kIgnore,       // plan every buffer with the strategy
+  kRequire,      // as kWhenPresent, but a model without offline offsets is an error
+};
+
+struct InterpreterOptions {
+  // Offsets strategy for the buffers the offline plan leaves open (all of them when
+  // there is none). Any name memplan::PlanOffsets knows.
+  std::string strategy = "tflm_greedy";
+  OfflinePlanUse offline = OfflinePlanUse::kWhenPresent;
+  // OfflineMemoryAllocation offsets that replace the model's own (Graph::fixed_offsets):
+  // one per tensor of every subgraph (subgraph 0 first), -1 = plan online. Empty: the
+  // model's.
+  std::vector<std::int64_t> offline_offsets;
+  // For tests only: commit this plan (over problem() of an identical interpreter)
+  // instead of planning, and do not verify it. Shows that a broken plan is caught.
+  std::optional<OffsetPlan> unchecked_plan;
+};
+
+// What one planned buffer stands for.
+struct PlannedBuffer {
+  TensorRef tensor;              // the tensor, when scratch_op < 0
+  std::int32_t scratch_op = -1;  // node index of the op whose scratch buffer this is
+  bool offline = false;          // its offset came from the offline plan
+};
+
+// Figures of one loaded model.
+struct InterpreterStats {
+  Bytes head_bytes = 0;                  // this model's plan (max offset + size)
+  std::size_t planned_buffers = 0;       // buffers the plan placed (tensors + scratch)
+  std::size_t scratch_buffers = 0;       // of which scratch requests
+  std::size_t offline_buffers = 0;       // of which placed by the offline plan
+  std::size_t tail_variables = 0;        // variable tensors kept in the tail
+  Bytes variable_bytes = 0;              // their bytes
+  std::size_t preallocated = 0;          // tensors in application buffers
+  Bytes preallocated_bytes = 0;          // their bytes (outside the arena)
+  Bytes head_without_preallocation = 0;  // the plan if they were in the arena (0: none)
+};
+
+class Interpreter {
+ public:
+  // `graph` and `kernels` must outlive the interpreter; the arena may be shared.
+  Interpreter(const Graph& graph, Arena& arena, const KernelRegistry& kernels,
+              InterpreterOptions options = {});
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  // Before AllocateTensors: the application's own buffer for a tensor, which then stays
+  // out of the arena (RFC 001, runtimes.md §6). UsageError for a constant, a variable,
+  // a tensor the offline plan places, a buffer smaller than the tensor, or a call after
+  // AllocateTensors.
+  void RegisterPreallocatedTensor(TensorRef tensor, std::span<std::byte> buffer);
+
+  // Loads, plans and commits. ArenaTooSmall in TFLM's words plus the arena size that
+  // would suffice. Runs once; Invoke() calls it when needed.
+  void AllocateTensors();
+  // Runs subgraph 0's ops in order.
+  void Invoke();
+
+  bool allocated() const;
+  std::uint64_t invocations() const;
+  // The bytes of a tensor (see TensorView::data); valid after AllocateTensors.
+  std::span<std::byte> TensorData(TensorRef tensor) const;
+  std::span<std::byte> input(std::size_t i) const;   // subgraph 0's i-th input
+  std::span<std::byte> output(std::size_t i) const;  // subgraph 0's i-th output
+  // Non-constant tensors whose contents come from outside the ops: subgraph 0's inputs
+  // and tensors some op reads but none writes. The application fills them.
+  std::vector<TensorRef> ExternalTensors() const;
+  // Variable tensors (their state persists across invocations).
+  std::vector<TensorRef> VariableTensors() const;
+
+  // The planning problem (one record per planned buffer: tensors in graph order, then
+  // scratch buffers), what each record stands for, and the committed plan.
+  const Problem& problem() const;
+  const std::vector<PlannedBuffer>& buffers() const;
+  const OffsetPlan& plan() const;
+  const InterpreterStats& stats() const;
+  const Graph& graph() const;
+  Arena& arena() const;
+
+ private:
+  std::unique_ptr<detail::InterpreterState> state_;  // everything, so kernels can see it
+};
+
+// What a model needs from a fresh arena, measured by loading it into one on the host.
+struct ArenaRequirement {
+  // One buffer: its bytes, a multiple of the alignment; enough for a buffer whose start
+  // is aligned (add the alignment for one that is not). The true peak, temp included.
+  Bytes total = 0;
+  Bytes persistent = 0;      // two buffers: bytes of the persistent (tail) buffer
+  Bytes non_persistent = 0;  // two buffers: bytes of the head + temp buffer
+  Bytes head = 0;            // head after loading
+  Bytes tail = 0;            // tail after loading
+  Bytes temp_peak = 0;       // largest temporary section while loading
+};
+
+using Preallocations = std::vector<std::pair<TensorRef, std::span<std::byte>>>;
+
+// InputError when no arena up to 2^44 bytes holds the model (or it fails otherwise).
+ArenaRequirement MeasureArena(const Graph& graph, const KernelRegistry& kernels,
+                              const InterpreterOptions& options = {},
+                              const Preallocations& preallocated = {});
+// MeasureArena(...).total.
+Bytes RequiredArenaBytes(const Graph& graph, const KernelRegistry& kernels,
+                         const InterpreterOptions& options = {},
+                         const Preallocations& preallocated = {});
+
+}  // namespace memplan

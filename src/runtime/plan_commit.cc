@@ -1,0 +1,214 @@
+// AllocateTensors, step 3: TFLM's CommitStaticMemoryPlan. Scratch handles and variables
+// go to the tail; the allocation-info array and the planner's working memory to temp;
+// the buffers that need allocating become a Problem, planned with the chosen strategy
+// around the offline offsets, verified, and committed as data pointers into the head.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "memplan/error.h"
+#include "memplan/offsets.h"
+#include "src/runtime/interpreter_state.h"
+
+namespace memplan::detail {
+
+namespace {
+
+// The offline offsets to use, or nullptr.
+const std::vector<std::int64_t>* OfflineOffsets(const InterpreterState& state) {
+  const InterpreterOptions& o = state.options;
+  if (o.offline == OfflinePlanUse::kIgnore) return nullptr;
+  const std::vector<std::int64_t>& offsets = EffectiveOfflineOffsets(state.graph, o);
+  if (offsets.empty()) {
+    if (o.offline == OfflinePlanUse::kRequire)
+      throw InputError(fmt::format("{}: the model has no OfflineMemoryAllocation metadata",
+                                   state.graph.source));
+    return nullptr;
+  }
+  if (offsets.size() != state.TensorCount())
+    throw InputError(fmt::format(
+        "{}: Nbr of offline buffer offsets ({}) in metadata not equal nbr tensors ({})",
+        state.graph.source, offsets.size(), state.TensorCount()));
+  return &offsets;
+}
+
+struct PlanInput {
+  Problem problem;                     // planned buffers
+  std::vector<PlannedBuffer> buffers;  // what each stands for
+  std::vector<std::size_t> entries;    // the allocation-info entry of each record
+};
+
+// The records of the entries that need allocating (and, with `with_preallocated`, of
+// the preallocated tensors as if they did), in entry order.
+PlanInput BuildProblem(const InterpreterState& state, std::span<const AllocationInfo> infos,
+                       const std::vector<bool>& preallocated, bool with_preallocated) {
+  PlanInput in;
+  in.problem.alignment = state.arena.alignment();
+  const std::size_t n_tensors = state.TensorCount();
+  std::vector<std::size_t> chosen;
+  bool any_unset = false;
+  for (std::size_t k = 0; k < infos.size(); ++k) {
+    const bool take =
+        infos[k].needs_allocating || (with_preallocated && k < n_tensors && preallocated[k]);
+    if (!take) continue;
+    chosen.push_back(k);
+    any_unset = any_unset || infos[k].first < 0 || infos[k].last < 0;
+  }
+  // TFLM hands -1 ("never set") to its planner as a time; records start at 0, so every
+  // step moves up by one, which keeps exactly the same conflicts.
+  const Step shift = any_unset ? 1 : 0;
+  bool any_fixed = false;
+  for (std::size_t k : chosen) any_fixed = any_fixed || infos[k].offline >= 0;
+  for (std::size_t k : chosen) {
+    const AllocationInfo& info = infos[k];
+    const Step first = info.first + shift;
+    in.problem.records.push_back(
+        {AlignUp(info.bytes, in.problem.alignment), first, std::max(first, info.last + shift)});
+    PlannedBuffer buffer;
+    if (k < n_tensors) {
+      buffer.tensor = state.RefOf(k);
+      const Tensor& tensor = *state.Eval(buffer.tensor).tensor;
+      in.problem.names.push_back(tensor.name.empty() ? fmt::format("t{}", k) : tensor.name);
+    } else {
+      const std::size_t handle = k - n_tensors;
+      const std::int32_t node = state.scratch_node[handle];
+      buffer.scratch_op = node;
+      in.problem.names.push_back(fmt::format("scratch{}@op{}", handle, node));
+    }
+    buffer.offline = info.offline >= 0;
+    if (any_fixed)
+      in.problem.fixed_offsets.push_back(
+          info.offline >= 0 ? std::optional<Bytes>(static_cast<Bytes>(info.offline))
+                            : std::nullopt);
+    in.buffers.push_back(buffer);
+    in.entries.push_back(k);
+  }
+  return in;
+}
+
+}  // namespace
+
+void InterpreterState::CommitPlan() {
+  const std::size_t n_tensors = TensorCount();
+  const auto* offline = OfflineOffsets(*this);
+
+  scratch = nullptr;
+  if (scratch_count > 0) {
+    std::byte* memory = arena.AllocatePersistent(sizeof(ScratchHandle) * scratch_count, 16,
+                                                 ArenaAllocation::kPersistentBufferData);
+    scratch = reinterpret_cast<ScratchHandle*>(memory);
+    for (std::size_t k = 0; k < scratch_count; ++k)
+      std::construct_at(scratch + k, ScratchHandle{nullptr, requests[k].bytes});
+  }
+
+  // Variables without an offline offset live in the tail for the model's whole life.
+  std::vector<bool> is_preallocated(n_tensors, false);
+  for (const auto& [ref, buffer] : preallocated)
+    is_preallocated[scopes.tensor_base[ref.subgraph] + ref.tensor] = true;
+  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s)
+    for (std::int32_t t = 0; t < subgraphs[s].tensor_count; ++t) {
+      EvalTensor& e = subgraphs[s].tensors[t];
+      const std::size_t g = scopes.tensor_base[s] + t;
+      if (!e.tensor->is_variable || e.bytes == 0 || (offline && (*offline)[g] >= 0)) continue;
+      e.data = arena.AllocatePersistent(e.bytes, arena.alignment(),
+                                        ArenaAllocation::kVariableBufferData);
+      ++stats.tail_variables;
+      stats.variable_bytes += e.bytes;
+    }
+
+  for (const Subgraph& sg : graph.subgraphs)
+    for (const Operator& op : sg.ops)
+      for (std::int32_t t : op.intermediates)
+        if (sg.tensors[t].bytes.value_or(0) != 0)
+          throw InputError(
+              fmt::format("{}: Does not support intermediate tensor with non-zero "
+                          "size: {} (tensor '{}' of op {})",
+                          graph.source, *sg.tensors[t].bytes, sg.tensors[t].name, op.type));
+
+  // The allocation-info array, in temp as in TFLM.
+  const std::size_t n_entries = n_tensors + scratch_count;
+  std::byte* info_memory =
+      arena.AllocateTemp(std::max<std::size_t>(1, n_entries) * sizeof(AllocationInfo), 16);
+  auto* infos = reinterpret_cast<AllocationInfo*>(info_memory);
+  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s)
+    for (std::int32_t t = 0; t < subgraphs[s].tensor_count; ++t) {
+      EvalTensor& e = subgraphs[s].tensors[t];
+      const std::size_t g = scopes.tensor_base[s] + t;
+      AllocationInfo info;
+      info.bytes = e.bytes;
+      info.target = &e.data;
+      info.first = scopes.first[g];
+      info.last = scopes.last[g];
+      info.offline = offline ? (*offline)[g] : -1;
+      info.needs_allocating =
+          e.data == nullptr && !e.tensor->is_constant && !e.tensor->is_variable && e.bytes != 0;
+      if (e.tensor->is_variable && info.offline >= 0 && e.bytes != 0) info.needs_allocating = true;
+      std::construct_at(infos + g, info);
+    }
+  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s)
+    for (std::int32_t i = 0; i < subgraphs[s].op_count; ++i) {
+      const NodeAndKernel& node = subgraphs[s].nodes[i];
+      for (std::int32_t k = 0; k < node.scratch_count; ++k) {
+        AllocationInfo info;
+        info.bytes = scratch[node.first_scratch + k].bytes;
+        info.target = &scratch[node.first_scratch + k].data;
+        info.first = scopes.op_first[node.node];
+        info.last = scopes.op_last[node.node];
+        info.needs_allocating = true;
+        std::construct_at(infos + n_tensors + node.first_scratch + k, info);
+      }
+    }
+  const std::span<const AllocationInfo> entries(infos, n_entries);
+  for (std::size_t g = 0; g < n_tensors; ++g)
+    if (infos[g].needs_allocating && infos[g].offline >= 0 &&
+        static_cast<Bytes>(infos[g].offline) % arena.alignment() != 0) {
+      const TensorRef ref = RefOf(g);
+      throw InputError(
+          fmt::format("{}: offline offset {} of tensor {} '{}' (subgraph {}) is not "
+                      "a multiple of the arena alignment {}",
+                      graph.source, infos[g].offline, ref.tensor, Eval(ref).tensor->name,
+                      ref.subgraph, arena.alignment()));
+    }
+
+  PlanInput in = BuildProblem(*this, entries, is_preallocated, false);
+  // The planner's working memory, as TFLM's greedy planner takes it from the arena.
+  std::byte* planner_memory =
+      arena.AllocateTemp(std::max<Bytes>(1, kPlannerBytesPerBuffer * in.problem.size()), 16);
+
+  if (options.unchecked_plan) {
+    if (options.unchecked_plan->offsets.size() != in.problem.size())
+      throw UsageError(fmt::format("the unchecked plan has {} offsets for {} buffers",
+                                   options.unchecked_plan->offsets.size(), in.problem.size()));
+    plan = *options.unchecked_plan;
+    plan.arena_bytes = ArenaBytes(in.problem, plan.offsets);
+  } else {
+    plan = PlanOffsets(in.problem, options.strategy);
+  }
+  for (std::size_t r = 0; r < in.entries.size(); ++r)
+    *infos[in.entries[r]].target = arena.head_start() + plan.offsets[r];
+
+  stats.head_bytes = plan.arena_bytes;
+  stats.planned_buffers = in.problem.size();
+  for (const PlannedBuffer& b : in.buffers) {
+    stats.scratch_buffers += b.scratch_op >= 0 ? 1 : 0;
+    stats.offline_buffers += b.offline ? 1 : 0;
+  }
+  stats.preallocated = preallocated.size();
+  if (!preallocated.empty()) {
+    for (const auto& [ref, buffer] : preallocated) stats.preallocated_bytes += Eval(ref).bytes;
+    // What the plan would need with those tensors in the arena (planned on the host).
+    const PlanInput without = BuildProblem(*this, entries, is_preallocated, true);
+    stats.head_without_preallocation =
+        options.unchecked_plan ? 0 : PlanOffsets(without.problem, options.strategy).arena_bytes;
+  }
+  problem = std::move(in.problem);
+  buffers = std::move(in.buffers);
+
+  arena.DeallocateTemp(planner_memory);
+  arena.DeallocateTemp(info_memory);
+  arena.ResetTemp();
+  arena.ReserveHead(plan.arena_bytes);
+}
+
+}  // namespace memplan::detail
