@@ -28,16 +28,28 @@ std::string DataTypeName(DataType type) {
     case DataType::kUInt16: return "uint16";
     case DataType::kInt4: return "int4";
     case DataType::kBFloat16: return "bfloat16";
+    case DataType::kFloat8E4M3FN: return "float8e4m3fn";
+    case DataType::kFloat8E4M3FNUZ: return "float8e4m3fnuz";
+    case DataType::kFloat8E5M2: return "float8e5m2";
+    case DataType::kFloat8E5M2FNUZ: return "float8e5m2fnuz";
+    case DataType::kUInt4: return "uint4";
+    case DataType::kFloat4E2M1: return "float4e2m1";
   }
   return fmt::format("type({})", static_cast<int>(type));
 }
 
 std::optional<unsigned> DataTypeBits(DataType type) {
   switch (type) {
-    case DataType::kInt4: return 4;
+    case DataType::kInt4:
+    case DataType::kUInt4:
+    case DataType::kFloat4E2M1: return 4;
     case DataType::kBool:
     case DataType::kUInt8:
-    case DataType::kInt8: return 8;
+    case DataType::kInt8:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ: return 8;
     case DataType::kFloat16:
     case DataType::kBFloat16:
     case DataType::kInt16:
