@@ -94,8 +94,8 @@ struct Subgraph {
 };
 
 struct Graph {
-  std::string source;  // the file or zoo name it came from
-  std::string format;  // "tflite", "onnx", "zoo"
+  std::string source;               // the file or zoo name it came from
+  std::string format;               // "tflite", "onnx", "zoo"
   std::vector<Subgraph> subgraphs;  // subgraph 0 is the entry point
   // Offsets planned ahead of time (TFLM's OfflineMemoryAllocation metadata): empty, or
   // one per tensor of every subgraph (subgraph 0 first, then 1, ...); -1 = plan online.

@@ -70,9 +70,10 @@ bool IsInitializer(const onnx::GraphProto& graph, const std::string& name) {
 void BindShape(onnx::GraphProto& graph, const std::string& name,
                const std::vector<std::int64_t>& dims, std::string_view source) {
   if (IsInitializer(graph, name))
-    throw InputError(fmt::format("{}: --shape {}: '{}' is an initializer; its shape is stored in "
-                                 "the model",
-                                 source, Printable(name), Printable(name)));
+    throw InputError(
+        fmt::format("{}: --shape {}: '{}' is an initializer; its shape is stored in "
+                    "the model",
+                    source, Printable(name), Printable(name)));
   bool is_input = false;
   for (const auto& input : graph.input()) is_input = is_input || input.name() == name;
   const bool is_output = IsNodeOutput(graph, name);
@@ -107,8 +108,7 @@ void ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options, std::str
   }
   for (const auto& [name, dims] : options.shapes) {
     for (const std::int64_t d : dims)
-      if (d < 0)
-        throw UsageError(fmt::format("--shape {}: a dimension cannot be negative", name));
+      if (d < 0) throw UsageError(fmt::format("--shape {}: a dimension cannot be negative", name));
     BindShape(graph, name, dims, source);
   }
 }

@@ -26,13 +26,25 @@ struct ValueType {
 ValueType FromTypeProto(const onnx::TypeProto& type) {
   ValueType v;
   switch (type.value_case()) {
-    case onnx::TypeProto::kTensorType: break;
-    case onnx::TypeProto::VALUE_NOT_SET: return v;
-    case onnx::TypeProto::kSequenceType: v.kind = "sequence"; return v;
-    case onnx::TypeProto::kMapType: v.kind = "map"; return v;
-    case onnx::TypeProto::kOptionalType: v.kind = "optional"; return v;
-    case onnx::TypeProto::kSparseTensorType: v.kind = "sparse tensor"; return v;
-    default: v.kind = "non-tensor value"; return v;
+    case onnx::TypeProto::kTensorType:
+      break;
+    case onnx::TypeProto::VALUE_NOT_SET:
+      return v;
+    case onnx::TypeProto::kSequenceType:
+      v.kind = "sequence";
+      return v;
+    case onnx::TypeProto::kMapType:
+      v.kind = "map";
+      return v;
+    case onnx::TypeProto::kOptionalType:
+      v.kind = "optional";
+      return v;
+    case onnx::TypeProto::kSparseTensorType:
+      v.kind = "sparse tensor";
+      return v;
+    default:
+      v.kind = "non-tensor value";
+      return v;
   }
   const onnx::TypeProto_Tensor& tensor = type.tensor_type();
   v.onnx_type = tensor.elem_type();
@@ -77,7 +89,7 @@ std::unordered_map<std::string, ValueType> InferredTypes(const onnx::GraphProto&
 std::string ShapeText(const ValueType& v) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < v.dims.size(); ++i)
-    parts.push_back(v.dims[i] >= 0        ? std::to_string(v.dims[i])
+    parts.push_back(v.dims[i] >= 0         ? std::to_string(v.dims[i])
                     : v.symbols[i].empty() ? std::string("?")
                                            : Printable(v.symbols[i]));
   return fmt::format("[{}]", fmt::join(parts, ","));
@@ -102,8 +114,8 @@ void SizeTensor(Tensor& tensor, const ValueType& v) {
   }
   const auto type = DataTypeFromOnnx(v.onnx_type);
   if (!type) {
-    tensor.why_unsized = fmt::format("{} is not an element type memplan can size",
-                                     OnnxTypeName(v.onnx_type));
+    tensor.why_unsized =
+        fmt::format("{} is not an element type memplan can size", OnnxTypeName(v.onnx_type));
     return;
   }
   tensor.type = *type;
@@ -117,22 +129,23 @@ void SizeTensor(Tensor& tensor, const ValueType& v) {
   }
   std::uint64_t elements = 1;
   bool overflow = false;
+  bool empty = false;  // a zero dimension makes the product 0, however large the others
   for (std::size_t i = 0; i < v.dims.size(); ++i) {
     if (v.dims[i] < 0) {
-      tensor.why_unsized =
-          v.symbols[i].empty()
-              ? fmt::format("dimension {} of {} is unknown", i, ShapeText(v))
-              : fmt::format("dimension {} of {} is symbolic", i, ShapeText(v));
+      tensor.why_unsized = v.symbols[i].empty()
+                               ? fmt::format("dimension {} of {} is unknown", i, ShapeText(v))
+                               : fmt::format("dimension {} of {} is symbolic", i, ShapeText(v));
       return;
     }
     const auto d = static_cast<std::uint64_t>(v.dims[i]);
+    empty = empty || d == 0;
     if (d != 0 && elements > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
     elements *= d;
   }
-  if (elements == 0) overflow = false;  // a zero dimension makes the product 0 regardless
-  const auto bytes = overflow ? std::nullopt : TensorBytes(*type, elements);
+  if (empty) elements = 0;
+  const auto bytes = overflow && !empty ? std::nullopt : TensorBytes(*type, elements);
   if (!bytes)
-    throw Absurd{fmt::format("shape {} of {} has more elements than 64 bits can count",
+    throw Absurd{fmt::format("shape {} of {} is too large: its size overflows 64 bits",
                              ShapeText(v), OnnxTypeName(v.onnx_type))};
   if (*bytes > kMaxTensorBytes)
     throw Absurd{fmt::format("shape {} of {} is {} bytes, more than memplan plans (2^50)",
@@ -181,9 +194,9 @@ class GraphBuilder {
     Subgraph& sub = result.graph.subgraphs.emplace_back();
     sub.name = graph_.name();
 
-    for (const auto& initializer : graph_.initializer())
-      constants_.insert(initializer.name());
-    for (const auto& sparse : graph_.sparse_initializer()) constants_.insert(sparse.values().name());
+    for (const auto& initializer : graph_.initializer()) constants_.insert(initializer.name());
+    for (const auto& sparse : graph_.sparse_initializer())
+      constants_.insert(sparse.values().name());
 
     // Graph inputs first, then initializers, then node outputs in node order: planned
     // tensors end up in the add order anchors.md fixes (the TFLM tie-break).
@@ -262,15 +275,16 @@ class GraphBuilder {
     std::size_t count = 0;
     for (const Tensor& t : sub.tensors) {
       if (t.is_constant || t.bytes) continue;
-      if (++count <= 4) problems.push_back(fmt::format("'{}': {}", Printable(t.name), t.why_unsized));
+      if (++count <= 4)
+        problems.push_back(fmt::format("'{}': {}", Printable(t.name), t.why_unsized));
     }
     if (count == 0) return;
     const std::string more = count > problems.size()
                                  ? fmt::format("; and {} more", count - problems.size())
                                  : std::string();
-    const std::string dims =
-        open_symbols_.empty() ? std::string()
-                              : fmt::format(" (symbolic: {})", fmt::join(open_symbols_, ", "));
+    const std::string dims = open_symbols_.empty()
+                                 ? std::string()
+                                 : fmt::format(" (symbolic: {})", fmt::join(open_symbols_, ", "));
     throw InputError(fmt::format(
         "{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}; bind dimensions with "
         "--dim NAME=VALUE{} or whole shapes with --shape TENSOR=AxBxC",
@@ -280,8 +294,8 @@ class GraphBuilder {
   const onnx::ModelProto& model_;
   const onnx::GraphProto& graph_;
   std::string_view source_;
-  std::unordered_map<std::string, ValueType> types_;   // after inference
-  std::unordered_set<std::string> constants_;          // initializers and folded outputs
+  std::unordered_map<std::string, ValueType> types_;     // after inference
+  std::unordered_set<std::string> constants_;            // initializers and folded outputs
   std::unordered_map<std::string, std::int32_t> index_;  // tensor name -> index
   std::set<std::string> open_symbols_;  // dim_params left on tensors that need planning
 };

@@ -53,7 +53,11 @@ void RunOnnxInference(onnx::ModelProto& model, std::string_view source) {
                                             /*data_prop_val=*/true);
   try {
     CerrCapture quiet;
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    // Values data propagation derives (shapes computed by Shape, Gather, Concat, ...);
+    // fresh each pass, as ONNX refuses to record a value twice.
+    std::unordered_map<std::string, onnx::TensorShapeProto> propagated;
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options,
+                                       &propagated);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
@@ -103,7 +107,8 @@ bool ApplyDropoutMaskRule(onnx::ModelProto& model) {
       infos.emplace(target->name(), target);
     }
     onnx::TypeProto_Tensor* to = target->mutable_type()->mutable_tensor_type();
-    if (to->elem_type() == 0) to->set_elem_type(opset < 10 ? from.elem_type() : onnx::TensorProto::BOOL);
+    if (to->elem_type() == 0)
+      to->set_elem_type(opset < 10 ? from.elem_type() : onnx::TensorProto::BOOL);
     if (!to->has_shape()) *to->mutable_shape() = from.shape();
     changed = true;
   }

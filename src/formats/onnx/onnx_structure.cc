@@ -101,16 +101,15 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
     if (initializer.name().empty())
       throw InputError(fmt::format("{}: an initializer has no name", source));
     if (!initializers.insert(initializer.name()).second)
-      throw InputError(fmt::format("{}: initializer '{}' appears twice", source,
-                                   Printable(initializer.name())));
+      throw InputError(
+          fmt::format("{}: initializer '{}' appears twice", source, Printable(initializer.name())));
   }
   for (const auto& sparse : graph.sparse_initializer()) {
     const std::string& name = sparse.values().name();
     RequireName(name, "sparse initializer", source);
     if (name.empty()) throw InputError(fmt::format("{}: a sparse initializer has no name", source));
     if (!initializers.insert(name).second)
-      throw InputError(
-          fmt::format("{}: initializer '{}' appears twice", source, Printable(name)));
+      throw InputError(fmt::format("{}: initializer '{}' appears twice", source, Printable(name)));
   }
   defined = initializers;
   std::unordered_set<std::string_view> inputs;
@@ -140,10 +139,9 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
                                      source, DescribeNode(node, i), Printable(output)));
       const auto [it, inserted] = producer.emplace(output, i);
       if (!inserted)
-        throw InputError(fmt::format("{}: tensor '{}' is produced twice, by {} and by {}", source,
-                                     Printable(output), DescribeNode(graph.node(it->second),
-                                                                     it->second),
-                                     DescribeNode(node, i)));
+        throw InputError(fmt::format(
+            "{}: tensor '{}' is produced twice, by {} and by {}", source, Printable(output),
+            DescribeNode(graph.node(it->second), it->second), DescribeNode(node, i)));
     }
   }
 
@@ -155,17 +153,17 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
       if (input.empty() || defined.contains(input)) continue;
       const auto it = producer.find(input);
       if (it == producer.end())
-        throw InputError(fmt::format(
-            "{}: {} reads '{}', which is no graph input, initializer or node output", source,
-            DescribeNode(node, i), Printable(input)));
+        throw InputError(
+            fmt::format("{}: {} reads '{}', which is no graph input, initializer or node output",
+                        source, DescribeNode(node, i), Printable(input)));
       if (it->second == i)
         throw InputError(fmt::format("{}: {} reads its own output '{}' (a cycle)", source,
                                      DescribeNode(node, i), Printable(input)));
-      throw InputError(fmt::format(
-          "{}: {} reads '{}' before {} produces it: nodes must be in topological order "
-          "(a cycle or a misordered file)",
-          source, DescribeNode(node, i), Printable(input),
-          DescribeNode(graph.node(it->second), it->second)));
+      throw InputError(
+          fmt::format("{}: {} reads '{}' before {} produces it: nodes must be in topological order "
+                      "(a cycle or a misordered file)",
+                      source, DescribeNode(node, i), Printable(input),
+                      DescribeNode(graph.node(it->second), it->second)));
     }
     for (const std::string& output : node.output())
       if (!output.empty()) defined.insert(output);
@@ -174,9 +172,9 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
   for (const auto& output : graph.output()) {
     RequireName(output.name(), "graph output", source);
     if (!defined.contains(output.name()))
-      throw InputError(fmt::format(
-          "{}: graph output '{}' is no graph input, initializer or node output", source,
-          Printable(output.name())));
+      throw InputError(
+          fmt::format("{}: graph output '{}' is no graph input, initializer or node output", source,
+                      Printable(output.name())));
   }
 }
 
