@@ -199,22 +199,60 @@ TEST(OnnxReader, ShapeBindingForInputsAndNodeOutputs) {
       << error;
 }
 
-TEST(OnnxReader, BindingErrors) {
+TEST(OnnxReader, BatchBindsOpenLeadingDimensions) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"N", "4"}).Input("unnamed", kOnnxFloat, {"?", "2"}).Output("y");
+  b.graph()
+      .mutable_input(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->clear_dim_param();  // no name, no value
+  b.Node("Relu", {"x"}, {"y"});
+  LoadOptions options;
+  options.dims = {{"batch", 2}};
+  const Subgraph s = Read(b, options).graph.subgraphs[0];
+  EXPECT_EQ(Named(s, "y").shape, (std::vector<std::int64_t>{2, 4}));
+  EXPECT_EQ(Named(s, "unnamed").shape, (std::vector<std::int64_t>{2, 2}));
+}
+
+// The message of the UsageError `f` throws, or a note that it threw none.
+std::string UsageErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no UsageError)";
+}
+
+TEST(OnnxReader, BindingsThatNameNothingAreUsageErrors) {
   LoadOptions options;
   options.dims = {{"nope", 1}};
-  std::string error = InputErrorOf([&] { Read(TwoOps(), options); });
-  EXPECT_NE(error.find("--dim nope: no dimension of the model is called 'nope'"), std::string::npos)
+  std::string error = UsageErrorOf([&] { Read(TwoOps(), options); });
+  EXPECT_NE(error.find("test.onnx: --dim nope: no dimension of the model is called 'nope'; it "
+                       "has no symbolic dimensions"),
+            std::string::npos)
       << error;
+  options.dims = {{"batch", 1}};  // every input's leading dimension is already a number
+  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("called 'batch'"),
+            std::string::npos);
   options = {};
   options.shapes = {{"w", {4}}};
-  error = InputErrorOf([&] { Read(TwoOps(), options); });
+  error = UsageErrorOf([&] { Read(TwoOps(), options); });
   EXPECT_NE(error.find("'w' is an initializer"), std::string::npos) << error;
   options.shapes = {{"ghost", {4}}};
-  error = InputErrorOf([&] { Read(TwoOps(), options); });
+  error = UsageErrorOf([&] { Read(TwoOps(), options); });
   EXPECT_NE(error.find("no tensor called 'ghost'"), std::string::npos) << error;
   options = {};
   options.dims = {{"N", -1}};
-  EXPECT_THROW(Read(TwoOps(), options), UsageError);
+  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("cannot be negative"),
+            std::string::npos);
+  options = {};
+  options.shapes = {{"x", {1, -4}}};
+  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("cannot be negative"),
+            std::string::npos);
 }
 
 TEST(OnnxReader, ConflictingShapesAreAnInputError) {

@@ -26,11 +26,13 @@ struct OnnxModel {
 };
 
 // Reads a serialized ModelProto. `source` names it in messages. options.dims binds
-// symbolic dimensions (dim_param) by name; options.shapes gives whole shapes to graph
-// inputs or node outputs. InputError naming `source` (and the node or tensor) for bytes
-// that are not an ONNX model, nodes out of topological order, subgraphs (If, Loop,
-// Scan), element types memplan cannot size, overflowing shapes, and tensors that still
-// have no static shape after inference (with the names to bind).
+// symbolic dimensions (dim_param) by name ("batch", when no dimension has that name, binds
+// every graph input's open leading dimension); options.shapes gives whole shapes to graph
+// inputs or node outputs; UsageError for bindings that name nothing. InputError naming
+// `source` (and the node or tensor) for bytes that are not an ONNX model, nodes out of
+// topological order, subgraphs (If, Loop, Scan), element types memplan cannot size,
+// overflowing shapes, and tensors that still have no static shape after inference (with
+// the names to bind).
 OnnxModel ReadOnnx(std::string_view bytes, std::string_view source,
                    const LoadOptions& options = {});
 

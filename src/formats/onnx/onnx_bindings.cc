@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <set>
+#include <unordered_set>
 
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
@@ -46,6 +47,23 @@ std::size_t BindDim(onnx::GraphProto& graph, const std::string& name, std::int64
   return bound;
 }
 
+// --dim batch=N where no dimension is called "batch": the leading dimension of every
+// graph input that has no number there (as for TFLite's leading -1), so one flag works
+// for both formats.
+std::size_t BindLeadingDims(onnx::GraphProto& graph, std::int64_t value) {
+  std::unordered_set<std::string> initializers;
+  for (const auto& initializer : graph.initializer()) initializers.insert(initializer.name());
+  std::size_t bound = 0;
+  for (auto& input : *graph.mutable_input()) {
+    if (initializers.contains(input.name()) || !input.type().has_tensor_type()) continue;
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() == 0 || shape->dim(0).has_dim_value()) continue;
+    shape->mutable_dim(0)->set_dim_value(value);
+    ++bound;
+  }
+  return bound;
+}
+
 void SetShape(onnx::ValueInfoProto& value, const std::vector<std::int64_t>& dims) {
   auto* shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
   shape->clear_dim();
@@ -70,7 +88,7 @@ bool IsInitializer(const onnx::GraphProto& graph, const std::string& name) {
 void BindShape(onnx::GraphProto& graph, const std::string& name,
                const std::vector<std::int64_t>& dims, std::string_view source) {
   if (IsInitializer(graph, name))
-    throw InputError(
+    throw UsageError(
         fmt::format("{}: --shape {}: '{}' is an initializer; its shape is stored in "
                     "the model",
                     source, Printable(name), Printable(name)));
@@ -78,7 +96,7 @@ void BindShape(onnx::GraphProto& graph, const std::string& name,
   for (const auto& input : graph.input()) is_input = is_input || input.name() == name;
   const bool is_output = IsNodeOutput(graph, name);
   if (!is_input && !is_output)
-    throw InputError(fmt::format("{}: --shape {}: the model has no tensor called '{}'", source,
+    throw UsageError(fmt::format("{}: --shape {}: the model has no tensor called '{}'", source,
                                  Printable(name), Printable(name)));
   bool declared = false;
   for (onnx::ValueInfoProto* v : DeclaredValues(graph)) {
@@ -102,8 +120,8 @@ void ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options, std::str
   for (const auto& [name, value] : options.dims) {
     if (value < 0)
       throw UsageError(fmt::format("--dim {}={}: a dimension cannot be negative", name, value));
-    if (BindDim(graph, name, value) == 0)
-      throw InputError(fmt::format("{}: --dim {}: no dimension of the model is called '{}'{}",
+    if (BindDim(graph, name, value) == 0 && (name != "batch" || BindLeadingDims(graph, value) == 0))
+      throw UsageError(fmt::format("{}: --dim {}: no dimension of the model is called '{}'{}",
                                    source, name, name, symbols));
   }
   for (const auto& [name, dims] : options.shapes) {

@@ -86,7 +86,7 @@ std::unordered_map<std::string, ValueType> InferredTypes(const onnx::GraphProto&
   return types;
 }
 
-std::string ShapeText(const ValueType& v) {
+std::string DimsText(const ValueType& v) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < v.dims.size(); ++i)
     parts.push_back(v.dims[i] >= 0         ? std::to_string(v.dims[i])
@@ -133,8 +133,8 @@ void SizeTensor(Tensor& tensor, const ValueType& v) {
   for (std::size_t i = 0; i < v.dims.size(); ++i) {
     if (v.dims[i] < 0) {
       tensor.why_unsized = v.symbols[i].empty()
-                               ? fmt::format("dimension {} of {} is unknown", i, ShapeText(v))
-                               : fmt::format("dimension {} of {} is symbolic", i, ShapeText(v));
+                               ? fmt::format("dimension {} of {} is unknown", i, DimsText(v))
+                               : fmt::format("dimension {} of {} is symbolic", i, DimsText(v));
       return;
     }
     const auto d = static_cast<std::uint64_t>(v.dims[i]);
@@ -145,11 +145,11 @@ void SizeTensor(Tensor& tensor, const ValueType& v) {
   if (empty) elements = 0;
   const auto bytes = overflow && !empty ? std::nullopt : TensorBytes(*type, elements);
   if (!bytes)
-    throw Absurd{fmt::format("shape {} of {} is too large: its size overflows 64 bits",
-                             ShapeText(v), OnnxTypeName(v.onnx_type))};
+    throw Absurd{fmt::format("shape {} of {} is too large: its size overflows 64 bits", DimsText(v),
+                             OnnxTypeName(v.onnx_type))};
   if (*bytes > kMaxTensorBytes)
     throw Absurd{fmt::format("shape {} of {} is {} bytes, more than memplan plans (2^50)",
-                             ShapeText(v), OnnxTypeName(v.onnx_type), *bytes)};
+                             DimsText(v), OnnxTypeName(v.onnx_type), *bytes)};
   tensor.bytes = bytes;
 }
 

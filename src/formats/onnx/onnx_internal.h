@@ -56,8 +56,9 @@ std::int64_t DefaultOpset(const onnx::ModelProto& model);
 void CheckStructure(const onnx::GraphProto& graph, std::string_view source);
 
 // Applies --dim NAME=VALUE to every declared dimension called NAME (graph inputs,
-// outputs, value_info) and --shape TENSOR=AxB to a graph input or node output, before
-// inference. UsageError for negative values; InputError for names the model lacks.
+// outputs, value_info; "batch", when no dimension has that name, binds the open leading
+// dimension of every graph input) and --shape TENSOR=AxB to a graph input or node output,
+// before inference. UsageError for negative values and names the model lacks.
 void ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options, std::string_view source);
 
 // Runs ONNX shape inference (type checks off, node errors not fatal, data propagation on)
