@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "memplan/graph.h"
 #include "memplan/onnx.h"
@@ -54,6 +55,31 @@ std::int64_t DefaultOpset(const onnx::ModelProto& model);
 // output), every name produced once, graph outputs defined, no subgraph attributes
 // (If, Loop, Scan). InputError naming the node and tensor otherwise.
 void CheckStructure(const onnx::GraphProto& graph, std::string_view source);
+
+// Operator-set versions by domain, exactly as ONNX's inference looks them up.
+using Opsets = std::unordered_map<std::string, int>;
+template <typename Imports>
+Opsets OpsetsOf(const Imports& imports) {
+  Opsets opsets;
+  for (const auto& opset : imports) opsets[opset.domain()] = static_cast<int>(opset.version());
+  return opsets;
+}
+
+// Checks what ONNX 1.12's inference functions take for granted (onnx_guard.cc): each
+// node of the main graph and of every model-local function matches its operator schema,
+// size attributes (strides, dilations, ...) are positive, and functions do not call
+// themselves. InputError naming the node or function otherwise.
+void CheckNodesForInference(const onnx::ModelProto& model, std::string_view source);
+
+// The node checks of CheckNodesForInference on one list of nodes; `where` prefixes the
+// node in messages ("function 'f': ").
+void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                              const Opsets& opsets, const std::string& where,
+                              std::string_view source);
+
+// Model-local functions (onnx_functions.cc): unique names, checked bodies without
+// subgraphs, no call cycles, a bounded number of nodes once calls are expanded.
+void CheckFunctions(const onnx::ModelProto& model, std::string_view source);
 
 // Applies --dim NAME=VALUE to every declared dimension called NAME (graph inputs,
 // outputs, value_info; "batch", when no dimension has that name, binds the open leading

@@ -9,6 +9,7 @@ namespace memplan {
 OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOptions& options) {
   onnx::ModelProto model = onnx_reader::ParseModel(bytes, source);
   onnx_reader::CheckStructure(model.graph(), source);
+  onnx_reader::CheckNodesForInference(model, source);
   onnx_reader::ApplyBindings(*model.mutable_graph(), options, source);
   const std::size_t passes = onnx_reader::InferShapesToFixpoint(model, source);
   OnnxModel result = onnx_reader::BuildGraph(model, source);
