@@ -439,5 +439,23 @@ TEST(OnnxReader, EveryBitFlipReadsOrFailsCleanly) {
   EXPECT_GT(read, 0u);  // flips inside names or float data leave a valid model
 }
 
+// A node ONNX cannot infer leaves its outputs untyped; the message quotes ONNX's reason.
+TEST(OnnxReader, UnsizedTensorsQuoteTheNodeErrorOnnxReports) {
+  OnnxBuilder b;
+  b.Input("x", testing::kOnnxFloat, {"1", "4"}).Output("a").Output("b");
+  b.Int64Initializer("split", {2, 2});
+  b.Node("Split", {"x", "split"}, {"a", "b"}, "cut");  // axis 0 has size 1, not 4
+  const std::string error = InputErrorOf([&] { Read(b); });
+  EXPECT_NE(error.find("'a': no element type known after shape inference (output of node 'cut' "
+                       "(Split))"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("ONNX reports (op_type:Split, node name: cut): [ShapeInferenceError] "
+                       "Mismatch between the sum of 'split' (4) and the split dimension of the "
+                       "input (1)"),
+            std::string::npos)
+      << error;
+}
+
 }  // namespace
 }  // namespace memplan

@@ -285,10 +285,13 @@ class GraphBuilder {
     const std::string dims = open_symbols_.empty()
                                  ? std::string()
                                  : fmt::format(" (symbolic: {})", fmt::join(open_symbols_, ", "));
+    const std::string node_error = FirstNodeInferenceError(model_);
+    const std::string reported =
+        node_error.empty() ? std::string() : fmt::format("; ONNX reports {}", node_error);
     throw InputError(fmt::format(
-        "{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}; bind dimensions with "
-        "--dim NAME=VALUE{} or whole shapes with --shape TENSOR=AxBxC",
-        source_, count, count == 1 ? "" : "s", fmt::join(problems, "; "), more, dims));
+        "{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}{}; bind dimensions "
+        "with --dim NAME=VALUE{} or whole shapes with --shape TENSOR=AxBxC",
+        source_, count, count == 1 ? "" : "s", fmt::join(problems, "; "), more, reported, dims));
   }
 
   const onnx::ModelProto& model_;

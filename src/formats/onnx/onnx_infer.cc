@@ -45,19 +45,25 @@ std::string OneLine(std::string_view text) {
     }
   }
   while (out.ends_with("; ")) out.resize(out.size() - 2);
-  return Printable(out.size() > 400 ? out.substr(0, 400) + "..." : out);
+  return Printable(out, 400);
+}
+
+// One pass of ONNX's inference; `strict` makes node errors throw instead of being skipped.
+void InferOnce(onnx::ModelProto& model, bool strict) {
+  const onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
+                                            /*strict_mode_val=*/strict ? 1 : 0,
+                                            /*data_prop_val=*/true);
+  CerrCapture quiet;
+  // Values data propagation derives (shapes computed by Shape, Gather, Concat, ...);
+  // fresh each pass, as ONNX refuses to record a value twice.
+  std::unordered_map<std::string, onnx::TensorShapeProto> propagated;
+  onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options,
+                                     &propagated);
 }
 
 void RunOnnxInference(onnx::ModelProto& model, std::string_view source) {
-  const onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/0,
-                                            /*data_prop_val=*/true);
   try {
-    CerrCapture quiet;
-    // Values data propagation derives (shapes computed by Shape, Gather, Concat, ...);
-    // fresh each pass, as ONNX refuses to record a value twice.
-    std::unordered_map<std::string, onnx::TensorShapeProto> propagated;
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options,
-                                       &propagated);
+    InferOnce(model, /*strict=*/false);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
@@ -116,6 +122,24 @@ bool ApplyDropoutMaskRule(onnx::ModelProto& model) {
 }
 
 }  // namespace
+
+std::string FirstNodeInferenceError(const onnx::ModelProto& model) {
+  onnx::ModelProto copy = model;
+  try {
+    InferOnce(copy, /*strict=*/true);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // "[ShapeInferenceError] Shape inference error(s): (op_type:...): ...\n(op_type:...)..."
+    std::string_view text = e.what();
+    text = text.substr(0, text.find('\n'));
+    constexpr std::string_view kPrefix = "Shape inference error(s): ";
+    if (const auto at = text.find(kPrefix); at != std::string_view::npos)
+      text.remove_prefix(at + kPrefix.size());
+    return OneLine(text);
+  }
+  return "";
+}
 
 std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source) {
   std::size_t dropouts = 0;

@@ -35,8 +35,8 @@ std::optional<DataType> DataTypeFromOnnx(std::int32_t elem_type);
 // "FLOAT", "INT64", ... as ONNX names them; "element type N" for numbers ONNX does not define.
 std::string OnnxTypeName(std::int32_t elem_type);
 
-// `text` fit for a one-line message: control characters escaped, long names shortened.
-std::string Printable(std::string_view text);
+// `text` fit for a one-line message: control characters escaped, shortened past `limit`.
+std::string Printable(std::string_view text, std::size_t limit = 80);
 
 // True when `text` is valid UTF-8 (names end up in JSON reports, which require it).
 bool IsValidUtf8(std::string_view text);
@@ -91,6 +91,11 @@ void ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options, std::str
 // and the Dropout-mask rule until neither adds anything; returns the number of passes.
 // InputError naming `source` when inference rejects the model (conflicting shapes).
 std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source);
+
+// Why inference left tensors untyped: the first node error ONNX reports when the
+// inferred model is inferred again in strict mode ("(op_type:Split, node name: n):
+// ..."), or "" when it reports none. Only for messages: it costs one more pass.
+std::string FirstNodeInferenceError(const onnx::ModelProto& model);
 
 // Maps the inferred model to memplan's Graph, folding nodes computed from constants.
 // InputError for tensors that need planning but cannot be sized.

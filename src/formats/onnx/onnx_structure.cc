@@ -11,9 +11,6 @@ namespace memplan::onnx_reader {
 
 namespace {
 
-// Longest name shown in full in a message.
-constexpr std::size_t kMaxShownName = 80;
-
 void RequireName(std::string_view name, std::string_view what, std::string_view source) {
   if (!IsValidUtf8(name))
     throw InputError(fmt::format("{}: {} '{}' is not valid UTF-8", source, what, Printable(name)));
@@ -34,16 +31,16 @@ void RejectSubgraphs(const onnx::NodeProto& node, int index, std::string_view so
 
 }  // namespace
 
-std::string Printable(std::string_view text) {
+std::string Printable(std::string_view text, std::size_t limit) {
   std::string out;
-  for (const char c : text.substr(0, kMaxShownName)) {
+  for (const char c : text.substr(0, limit)) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f)
       out += fmt::format("\\x{:02x}", byte);
     else
       out += c;
   }
-  if (text.size() > kMaxShownName) out += fmt::format("...({} bytes)", text.size());
+  if (text.size() > limit) out += fmt::format("...({} bytes)", text.size());
   return out;
 }
 
