@@ -7,7 +7,9 @@
 
 #include "memplan/error.h"
 #include "memplan/onnx.h"
+#include "memplan/records_io.h"
 #include "tests/onnx_builder.h"
+#include "tests/test_support.h"
 
 namespace memplan {
 namespace {
@@ -48,11 +50,40 @@ TEST(OnnxGuard, ZeroStride) {
   EXPECT_NE(InputErrorOf(ConvWithStrides({-2, 1})).find("must be positive"), std::string::npos);
 }
 
+// The input the fuzzer found, rebuilt: light_inception_v1 with one byte changed, the
+// second stride of node n45 set to 0.
+TEST(OnnxGuard, FuzzerFindOnASharedModel) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(ReadFileBytes(shared / "models" / "light_inception_v1.onnx")));
+  bool patched = false;
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.name() != "n45") continue;
+    for (auto& attribute : *node.mutable_attribute())
+      if (attribute.name() == "strides") {
+        attribute.set_ints(1, 0);
+        patched = true;
+      }
+  }
+  ASSERT_TRUE(patched);
+  try {
+    ReadOnnx(model.SerializeAsString(), "inception.onnx");
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "inception.onnx: node 'n45' (Conv): attribute 'strides' must be positive");
+  }
+}
+
 TEST(OnnxGuard, ZeroBlockSizeAndGroup) {
   OnnxBuilder b;
   b.Input("x", kOnnxFloat, {"1", "4", "2", "2"}).Output("y");
   testing::SetIntAttribute(b.Node("DepthToSpace", {"x"}, {"y"}, "d2s"), "blocksize", 0);
   EXPECT_NE(InputErrorOf(b).find("attribute 'blocksize' must be positive"), std::string::npos);
+
+  OnnxBuilder conv = ConvWithStrides({1, 1});
+  testing::SetIntAttribute(*conv.graph().mutable_node(0), "group", 0);
+  EXPECT_NE(InputErrorOf(conv).find("attribute 'group' must be positive"), std::string::npos);
 }
 
 // Inference indexes outputs by the schema's count (Split divides by it).
