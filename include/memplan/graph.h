@@ -33,6 +33,14 @@ enum class DataType : int {
   kUInt16 = 16,
   kInt4 = 17,
   kBFloat16 = 18,
+  // Types ONNX defines and TensorFlow Lite does not; numbered apart so new TensorType
+  // values never collide with them.
+  kFloat8E4M3FN = 100,
+  kFloat8E4M3FNUZ = 101,
+  kFloat8E5M2 = 102,
+  kFloat8E5M2FNUZ = 103,
+  kUInt4 = 104,
+  kFloat4E2M1 = 105,
 };
 
 // "float32", "int4", ...; "type(N)" for an unknown value.
@@ -40,7 +48,7 @@ std::string DataTypeName(DataType type);
 // Bits per element, or nullopt for types with no static size (string, resource, variant).
 std::optional<unsigned> DataTypeBits(DataType type);
 
-// Bytes of a tensor with `elements` elements of `type` (int4 packs two to a byte,
+// Bytes of a tensor with `elements` elements of `type` (4-bit types pack two to a byte,
 // rounded up); nullopt when the type has no static size or the product overflows.
 std::optional<Bytes> TensorBytes(DataType type, std::uint64_t elements);
 
@@ -86,8 +94,8 @@ struct Subgraph {
 };
 
 struct Graph {
-  std::string source;  // the file or zoo name it came from
-  std::string format;  // "tflite", "onnx", "zoo"
+  std::string source;               // the file or zoo name it came from
+  std::string format;               // "tflite", "onnx", "zoo"
   std::vector<Subgraph> subgraphs;  // subgraph 0 is the entry point
   // Offsets planned ahead of time (TFLM's OfflineMemoryAllocation metadata): empty, or
   // one per tensor of every subgraph (subgraph 0 first, then 1, ...); -1 = plan online.

@@ -8,6 +8,7 @@
 #include "memplan/error.h"
 #include "memplan/records_io.h"
 #include "memplan/zoo.h"
+#include "src/formats/onnx/onnx_workload.h"
 #include "src/formats/tflite/tflite_workload.h"
 #include "src/formats/zoo_records.h"
 #include "src/formats/zoo_workload.h"
@@ -54,6 +55,8 @@ Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
     w.problem = ParseRecordsCsv(ReadFileBytes(path), spec);
   } else if (EndsWith(lower, ".tflite")) {
     return LoadTfliteWorkload(spec, options);
+  } else if (EndsWith(lower, ".onnx")) {
+    return LoadOnnxWorkload(spec, options);
   } else {
     throw InputError(fmt::format(
         "{}: unknown input kind; expected .json or .csv records, .tflite, .onnx or zoo:NAME",

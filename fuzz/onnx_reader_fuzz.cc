@@ -1,0 +1,19 @@
+// libFuzzer entry for the ONNX reader: any bytes must either read or end in an
+// InputError. Anything else escaping (another exception, a crash, a sanitizer report)
+// is a bug; each input that found one is kept in tests/data/onnx_fuzz/ as a regression.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "memplan/error.h"
+#include "memplan/onnx.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  try {
+    memplan::ReadOnnx(bytes, "fuzz.onnx");
+  } catch (const memplan::InputError&) {
+    // Rejected cleanly: what bad input should do.
+  }
+  return 0;
+}

@@ -1,0 +1,42 @@
+#pragma once
+// Reads ONNX models (.onnx) into a Graph: one subgraph whose operators are the nodes that
+// run at inference time, in file order. Shapes come from ONNX shape inference with data
+// propagation, repeated to a fixpoint with memplan's Dropout-mask rule; nodes computed
+// from constants only are folded away (shared/reference/anchors.md §2.5).
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+
+#include "memplan/graph.h"
+#include "memplan/workload.h"
+
+namespace memplan {
+
+// A model as read, with what the reader did to it.
+struct OnnxModel {
+  // format "onnx"; subgraph 0 holds graph inputs, initializers and node outputs in that
+  // order (graph inputs and runtime outputs in this order are the records' add order).
+  Graph graph;
+  std::size_t file_nodes = 0;        // nodes in the file's main graph
+  std::size_t folded_nodes = 0;      // of those, computed from constants only (not run)
+  std::int64_t opset = 0;            // version of the default ("ai.onnx") operator set
+  std::size_t inference_passes = 0;  // shape-inference passes until nothing changed
+};
+
+// Reads a serialized ModelProto. `source` names it in messages. options.dims binds
+// symbolic dimensions (dim_param) by name ("batch", when no dimension has that name, binds
+// every graph input's open leading dimension); options.shapes gives whole shapes to graph
+// inputs or node outputs; UsageError for bindings that name nothing. InputError naming
+// `source` (and the node or tensor) for bytes that are not an ONNX model, nodes out of
+// topological order, subgraphs (If, Loop, Scan), element types memplan cannot size,
+// overflowing shapes, and tensors that still have no static shape after inference (with
+// the names to bind).
+OnnxModel ReadOnnx(std::string_view bytes, std::string_view source,
+                   const LoadOptions& options = {});
+
+// ReadOnnx on a file's contents; the path names it in messages.
+OnnxModel LoadOnnx(const std::filesystem::path& path, const LoadOptions& options = {});
+
+}  // namespace memplan

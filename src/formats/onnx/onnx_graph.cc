@@ -1,0 +1,312 @@
+// The inferred ModelProto -> memplan's Graph: constants folded, tensors sized, nodes
+// that run listed in file order.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "memplan/error.h"
+#include "src/formats/onnx/onnx_internal.h"
+
+namespace memplan::onnx_reader {
+
+namespace {
+
+// What inference left known about one value.
+struct ValueType {
+  std::string kind;                  // "" for a tensor; "sequence", "map", ... otherwise
+  std::int32_t onnx_type = 0;        // TensorProto.DataType; 0 = unknown
+  bool has_shape = false;            // rank known
+  std::vector<std::int64_t> dims;    // -1 where a dimension is not a number
+  std::vector<std::string> symbols;  // per dimension: its dim_param, or empty
+};
+
+ValueType FromTypeProto(const onnx::TypeProto& type) {
+  ValueType v;
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      break;
+    case onnx::TypeProto::VALUE_NOT_SET:
+      return v;
+    case onnx::TypeProto::kSequenceType:
+      v.kind = "sequence";
+      return v;
+    case onnx::TypeProto::kMapType:
+      v.kind = "map";
+      return v;
+    case onnx::TypeProto::kOptionalType:
+      v.kind = "optional";
+      return v;
+    case onnx::TypeProto::kSparseTensorType:
+      v.kind = "sparse tensor";
+      return v;
+    default:
+      v.kind = "non-tensor value";
+      return v;
+  }
+  const onnx::TypeProto_Tensor& tensor = type.tensor_type();
+  v.onnx_type = tensor.elem_type();
+  v.has_shape = tensor.has_shape();
+  for (const auto& dim : tensor.shape().dim()) {
+    v.dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    v.symbols.push_back(dim.has_dim_param() ? dim.dim_param() : std::string());
+  }
+  return v;
+}
+
+ValueType FromInitializer(const onnx::TensorProto& tensor) {
+  ValueType v;
+  v.onnx_type = tensor.data_type();
+  v.has_shape = true;
+  v.dims.assign(tensor.dims().begin(), tensor.dims().end());
+  v.symbols.resize(v.dims.size());
+  return v;
+}
+
+// How complete a value's type is, to pick the best of several declarations.
+int Completeness(const ValueType& v) {
+  int score = (v.onnx_type != 0) + v.has_shape;
+  if (v.has_shape && std::ranges::all_of(v.dims, [](std::int64_t d) { return d >= 0; })) ++score;
+  return score;
+}
+
+// Name -> the most complete type among graph inputs, value_info and outputs.
+std::unordered_map<std::string, ValueType> InferredTypes(const onnx::GraphProto& graph) {
+  std::unordered_map<std::string, ValueType> types;
+  auto add = [&](const onnx::ValueInfoProto& info) {
+    ValueType v = FromTypeProto(info.type());
+    auto [it, inserted] = types.emplace(info.name(), v);
+    if (!inserted && Completeness(v) > Completeness(it->second)) it->second = std::move(v);
+  };
+  for (const auto& v : graph.value_info()) add(v);
+  for (const auto& v : graph.output()) add(v);
+  for (const auto& v : graph.input()) add(v);
+  return types;
+}
+
+std::string DimsText(const ValueType& v) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < v.dims.size(); ++i)
+    parts.push_back(v.dims[i] >= 0         ? std::to_string(v.dims[i])
+                    : v.symbols[i].empty() ? std::string("?")
+                                           : Printable(v.symbols[i]));
+  return fmt::format("[{}]", fmt::join(parts, ","));
+}
+
+// Why a tensor cannot be sized, when it is absurdly large rather than unknown.
+struct Absurd {
+  std::string why;
+};
+
+// Fills type, shape and bytes (or why_unsized). Throws Absurd for shapes whose size
+// overflows or exceeds kMaxTensorBytes; the caller decides whether that matters.
+void SizeTensor(Tensor& tensor, const ValueType& v) {
+  tensor.shape = v.dims;
+  if (!v.kind.empty()) {
+    tensor.why_unsized = fmt::format("it is a {}, not a tensor", v.kind);
+    return;
+  }
+  if (v.onnx_type == 0) {
+    tensor.why_unsized = "no element type known after shape inference";
+    return;
+  }
+  const auto type = DataTypeFromOnnx(v.onnx_type);
+  if (!type) {
+    tensor.why_unsized =
+        fmt::format("{} is not an element type memplan can size", OnnxTypeName(v.onnx_type));
+    return;
+  }
+  tensor.type = *type;
+  if (!DataTypeBits(*type)) {
+    tensor.why_unsized = fmt::format("{} tensors have no static size", OnnxTypeName(v.onnx_type));
+    return;
+  }
+  if (!v.has_shape) {
+    tensor.why_unsized = "no shape known after shape inference";
+    return;
+  }
+  std::uint64_t elements = 1;
+  bool overflow = false;
+  bool empty = false;  // a zero dimension makes the product 0, however large the others
+  for (std::size_t i = 0; i < v.dims.size(); ++i) {
+    if (v.dims[i] < 0) {
+      tensor.why_unsized = v.symbols[i].empty()
+                               ? fmt::format("dimension {} of {} is unknown", i, DimsText(v))
+                               : fmt::format("dimension {} of {} is symbolic", i, DimsText(v));
+      return;
+    }
+    const auto d = static_cast<std::uint64_t>(v.dims[i]);
+    empty = empty || d == 0;
+    if (d != 0 && elements > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
+    elements *= d;
+  }
+  if (empty) elements = 0;
+  const auto bytes = overflow && !empty ? std::nullopt : TensorBytes(*type, elements);
+  if (!bytes)
+    throw Absurd{fmt::format("shape {} of {} is too large: its size overflows 64 bits", DimsText(v),
+                             OnnxTypeName(v.onnx_type))};
+  if (*bytes > kMaxTensorBytes)
+    throw Absurd{fmt::format("shape {} of {} is {} bytes, more than memplan plans (2^50)",
+                             DimsText(v), OnnxTypeName(v.onnx_type), *bytes)};
+  tensor.bytes = bytes;
+}
+
+// Random generators give a new value each run: never folded, even without inputs.
+bool IsRandom(const std::string& op) {
+  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
+         op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli";
+}
+
+bool IsStatic(const ValueType& v) {
+  return v.kind.empty() && v.has_shape &&
+         std::ranges::all_of(v.dims, [](std::int64_t d) { return d >= 0; });
+}
+
+// anchors.md §2.5: a node is folded when it is Constant, when every input it reads is a
+// constant (transitively; this covers ConstantOfShape of an initializer), or when it is a
+// Shape of a statically shaped tensor. Only default-domain, deterministic operators fold.
+bool IsFolded(const onnx::NodeProto& node, const std::unordered_set<std::string>& constants,
+              const std::unordered_map<std::string, ValueType>& types) {
+  if (!IsDefaultDomain(node) || IsRandom(node.op_type())) return false;
+  if (node.op_type() == "Constant") return true;
+  if (node.op_type() == "Shape" && node.input_size() >= 1) {
+    const auto it = types.find(node.input(0));
+    if (it != types.end() && IsStatic(it->second)) return true;
+  }
+  for (const std::string& input : node.input())
+    if (!input.empty() && !constants.contains(input)) return false;
+  return true;
+}
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const onnx::ModelProto& model, std::string_view source)
+      : model_(model), graph_(model.graph()), source_(source), types_(InferredTypes(graph_)) {}
+
+  OnnxModel Build() {
+    OnnxModel result;
+    result.graph.source = std::string(source_);
+    result.graph.format = "onnx";
+    result.file_nodes = static_cast<std::size_t>(graph_.node_size());
+    result.opset = DefaultOpset(model_);
+    Subgraph& sub = result.graph.subgraphs.emplace_back();
+    sub.name = graph_.name();
+
+    for (const auto& initializer : graph_.initializer()) constants_.insert(initializer.name());
+    for (const auto& sparse : graph_.sparse_initializer())
+      constants_.insert(sparse.values().name());
+
+    // Graph inputs first, then initializers, then node outputs in node order: planned
+    // tensors end up in the add order anchors.md fixes (the TFLM tie-break).
+    for (const auto& input : graph_.input()) {
+      if (constants_.contains(input.name())) continue;
+      sub.inputs.push_back(Add(sub, input.name(), Lookup(input.name()), false, -1));
+    }
+    for (const auto& initializer : graph_.initializer())
+      Add(sub, initializer.name(), FromInitializer(initializer), true, -1);
+    for (const auto& sparse : graph_.sparse_initializer()) {
+      ValueType v = FromInitializer(sparse.values());
+      v.dims.assign(sparse.dims().begin(), sparse.dims().end());  // the dense shape
+      v.symbols.resize(v.dims.size());
+      Add(sub, sparse.values().name(), v, true, -1);
+    }
+
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      const onnx::NodeProto& node = graph_.node(i);
+      const bool folded = IsFolded(node, constants_, types_);
+      if (folded) {
+        ++result.folded_nodes;
+        for (const std::string& output : node.output())
+          if (!output.empty()) constants_.insert(output);
+      }
+      Operator op;
+      op.type = node.op_type();
+      op.name = node.name();
+      for (const std::string& input : node.input())
+        op.inputs.push_back(input.empty() ? -1 : index_.at(input));
+      for (const std::string& output : node.output())
+        if (!output.empty()) op.outputs.push_back(Add(sub, output, Lookup(output), folded, i));
+      if (!folded) sub.ops.push_back(std::move(op));
+    }
+    for (const auto& output : graph_.output()) sub.outputs.push_back(index_.at(output.name()));
+
+    ReportUnsized(sub);
+    return result;
+  }
+
+ private:
+  ValueType Lookup(const std::string& name) const {
+    const auto it = types_.find(name);
+    return it == types_.end() ? ValueType{} : it->second;
+  }
+
+  std::int32_t Add(Subgraph& sub, const std::string& name, const ValueType& v, bool constant,
+                   int producer) {
+    Tensor tensor;
+    tensor.name = name;
+    tensor.is_constant = constant;
+    try {
+      SizeTensor(tensor, v);
+    } catch (const Absurd& absurd) {
+      // A constant's size never matters: it is not planned.
+      if (!constant)
+        throw InputError(fmt::format("{}: tensor '{}': {}", source_, Printable(name), absurd.why));
+      tensor.why_unsized = absurd.why;
+    }
+    if (!tensor.bytes && producer >= 0 && !constant && v.onnx_type == 0 && !v.has_shape) {
+      const onnx::NodeProto& node = graph_.node(producer);
+      tensor.why_unsized += fmt::format(
+          " (output of {}{})", DescribeNode(node, producer),
+          IsDefaultDomain(node) ? std::string() : ", domain '" + Printable(node.domain()) + "'");
+    }
+    for (const std::string& symbol : v.symbols)
+      if (!symbol.empty() && !constant) open_symbols_.insert(Printable(symbol));
+    const auto index = static_cast<std::int32_t>(sub.tensors.size());
+    index_.emplace(name, index);
+    sub.tensors.push_back(std::move(tensor));
+    return index;
+  }
+
+  // Every tensor that needs planning must have a size.
+  void ReportUnsized(const Subgraph& sub) const {
+    std::vector<std::string> problems;
+    std::size_t count = 0;
+    for (const Tensor& t : sub.tensors) {
+      if (t.is_constant || t.bytes) continue;
+      if (++count <= 4)
+        problems.push_back(fmt::format("'{}': {}", Printable(t.name), t.why_unsized));
+    }
+    if (count == 0) return;
+    const std::string more = count > problems.size()
+                                 ? fmt::format("; and {} more", count - problems.size())
+                                 : std::string();
+    const std::string dims = open_symbols_.empty()
+                                 ? std::string()
+                                 : fmt::format(" (symbolic: {})", fmt::join(open_symbols_, ", "));
+    const std::string node_error = FirstNodeInferenceError(model_);
+    const std::string reported =
+        node_error.empty() ? std::string() : fmt::format("; ONNX reports {}", node_error);
+    throw InputError(fmt::format(
+        "{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}{}; bind dimensions "
+        "with --dim NAME=VALUE{} or whole shapes with --shape TENSOR=AxBxC",
+        source_, count, count == 1 ? "" : "s", fmt::join(problems, "; "), more, reported, dims));
+  }
+
+  const onnx::ModelProto& model_;
+  const onnx::GraphProto& graph_;
+  std::string_view source_;
+  std::unordered_map<std::string, ValueType> types_;     // after inference
+  std::unordered_set<std::string> constants_;            // initializers and folded outputs
+  std::unordered_map<std::string, std::int32_t> index_;  // tensor name -> index
+  std::set<std::string> open_symbols_;  // dim_params left on tensors that need planning
+};
+
+}  // namespace
+
+OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source) {
+  return GraphBuilder(model, source).Build();
+}
+
+}  // namespace memplan::onnx_reader

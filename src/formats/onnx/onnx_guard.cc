@@ -1,0 +1,64 @@
+// What ONNX 1.12's shape-inference functions assume without checking. They run on every
+// node, and some divide by attribute values or index by output counts that a corrupt or
+// hostile file can set to anything (a Conv with stride 0 stops the process with SIGFPE).
+// So each node must satisfy its operator schema (input and output counts, attribute
+// types, required attributes: ONNX's own node check, which ONNX Runtime also applies)
+// and the positivity the operator specifications demand, before inference sees it.
+#include <fmt/format.h>
+#include <onnx/defs/schema.h>
+
+#include "memplan/error.h"
+#include "src/formats/onnx/onnx_internal.h"
+
+namespace memplan::onnx_reader {
+
+namespace {
+
+// Attributes every ONNX operator defines as positive (sizes, steps, counts); inference
+// divides by several of them.
+bool MustBePositive(const std::string& attribute) {
+  return attribute == "strides" || attribute == "dilations" || attribute == "kernel_shape" ||
+         attribute == "blocksize" || attribute == "group";
+}
+
+void CheckPositive(const onnx::NodeProto& node, int index, const std::string& where,
+                   std::string_view source) {
+  for (const auto& attribute : node.attribute()) {
+    if (!MustBePositive(attribute.name())) continue;
+    bool bad = attribute.type() == onnx::AttributeProto::INT && attribute.i() < 1;
+    for (const std::int64_t v : attribute.ints()) bad = bad || v < 1;
+    if (bad)
+      throw InputError(fmt::format("{}: {}{}: attribute '{}' must be positive", source, where,
+                                   DescribeNode(node, index), attribute.name()));
+  }
+}
+
+}  // namespace
+
+void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                              const Opsets& opsets, const std::string& where,
+                              std::string_view source) {
+  const onnx::ISchemaRegistry* registry = onnx::OpSchemaRegistry::Instance();
+  for (int i = 0; i < nodes.size(); ++i) {
+    const onnx::NodeProto& node = nodes[i];
+    if (IsDefaultDomain(node)) CheckPositive(node, i, where, source);
+    const auto opset = opsets.find(node.domain());
+    if (opset == opsets.end()) continue;  // inference skips it too
+    const onnx::OpSchema* schema =
+        registry->GetSchema(node.op_type(), opset->second, node.domain());
+    if (!schema) continue;  // no schema: inference cannot run on it
+    try {
+      schema->Verify(node);
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}: {}{} does not match its ONNX operator schema: {}", source,
+                                   where, DescribeNode(node, i), Printable(e.what())));
+    }
+  }
+}
+
+void CheckNodesForInference(const onnx::ModelProto& model, std::string_view source) {
+  CheckNodesAgainstSchemas(model.graph().node(), OpsetsOf(model.opset_import()), "", source);
+  CheckFunctions(model, source);
+}
+
+}  // namespace memplan::onnx_reader

@@ -1,0 +1,158 @@
+// Shape inference: ONNX's own, plus the Dropout-mask rule, repeated until stable.
+#include <fmt/format.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "memplan/error.h"
+#include "src/formats/onnx/onnx_internal.h"
+
+namespace memplan::onnx_reader {
+
+namespace {
+
+// ONNX 1.12 prints warnings ("Unsupported operator ...") to std::cerr; memplan reports
+// problems itself, so the text is kept out of the user's terminal while inference runs.
+// std::cerr is process-wide: the mutex keeps two readers from swapping it at once.
+class CerrCapture {
+ public:
+  CerrCapture() : lock_(Mutex()), saved_(std::cerr.rdbuf(captured_.rdbuf())) {}
+  ~CerrCapture() { std::cerr.rdbuf(saved_); }
+  CerrCapture(const CerrCapture&) = delete;
+  CerrCapture& operator=(const CerrCapture&) = delete;
+
+ private:
+  static std::mutex& Mutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  std::lock_guard<std::mutex> lock_;  // held while std::cerr points at `captured_`
+  std::ostringstream captured_;       // what ONNX printed
+  std::streambuf* saved_;             // std::cerr's own buffer, restored on exit
+};
+
+// `text` on one line: line breaks become "; ".
+std::string OneLine(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n' || c == '\r') {
+      if (!out.empty() && !out.ends_with("; ")) out += "; ";
+    } else {
+      out += c;
+    }
+  }
+  while (out.ends_with("; ")) out.resize(out.size() - 2);
+  return Printable(out, 400);
+}
+
+// One pass of ONNX's inference; `strict` makes node errors throw instead of being skipped.
+void InferOnce(onnx::ModelProto& model, bool strict) {
+  const onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
+                                            /*strict_mode_val=*/strict ? 1 : 0,
+                                            /*data_prop_val=*/true);
+  CerrCapture quiet;
+  // Values data propagation derives (shapes computed by Shape, Gather, Concat, ...);
+  // fresh each pass, as ONNX refuses to record a value twice.
+  std::unordered_map<std::string, onnx::TensorShapeProto> propagated;
+  onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options,
+                                     &propagated);
+}
+
+void RunOnnxInference(onnx::ModelProto& model, std::string_view source) {
+  try {
+    InferOnce(model, /*strict=*/false);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(
+        fmt::format("{}: ONNX shape inference rejects the model: {}", source, OneLine(e.what())));
+  }
+}
+
+// Name -> declared or inferred type, over graph inputs, outputs and value_info.
+std::unordered_map<std::string, onnx::ValueInfoProto*> ValueInfos(onnx::GraphProto& graph) {
+  std::unordered_map<std::string, onnx::ValueInfoProto*> infos;
+  for (auto& v : *graph.mutable_value_info()) infos.emplace(v.name(), &v);
+  for (auto& v : *graph.mutable_output()) infos.emplace(v.name(), &v);
+  for (auto& v : *graph.mutable_input()) infos[v.name()] = &v;
+  return infos;
+}
+
+bool HasTensorTypeAndShape(const onnx::ValueInfoProto* v) {
+  return v && v->type().has_tensor_type() && v->type().tensor_type().elem_type() != 0 &&
+         v->type().tensor_type().has_shape();
+}
+
+// The project rule (anchors.md §2.5): ONNX 1.12 infers nothing for the mask output of
+// Dropout-7 (opset < 10). The mask has the input's shape; its element type is the
+// input's before opset 10 and bool from opset 10 on. Fills only what is missing;
+// returns whether anything changed.
+bool ApplyDropoutMaskRule(onnx::ModelProto& model) {
+  onnx::GraphProto& graph = *model.mutable_graph();
+  const std::int64_t opset = DefaultOpset(model);
+  auto infos = ValueInfos(graph);
+  bool changed = false;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != "Dropout" || !IsDefaultDomain(node) || node.input_size() < 1 ||
+        node.output_size() < 2 || node.output(1).empty())
+      continue;
+    const auto input = infos.find(node.input(0));
+    if (input == infos.end() || !HasTensorTypeAndShape(input->second)) continue;
+    const onnx::TypeProto_Tensor& from = input->second->type().tensor_type();
+    auto mask = infos.find(node.output(1));
+    if (mask != infos.end() && HasTensorTypeAndShape(mask->second)) continue;
+    onnx::ValueInfoProto* target = nullptr;
+    if (mask != infos.end()) {
+      target = mask->second;
+    } else {
+      target = graph.add_value_info();
+      target->set_name(node.output(1));
+      infos.emplace(target->name(), target);
+    }
+    onnx::TypeProto_Tensor* to = target->mutable_type()->mutable_tensor_type();
+    if (to->elem_type() == 0)
+      to->set_elem_type(opset < 10 ? from.elem_type() : onnx::TensorProto::BOOL);
+    if (!to->has_shape()) *to->mutable_shape() = from.shape();
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+std::string FirstNodeInferenceError(const onnx::ModelProto& model) {
+  onnx::ModelProto copy = model;
+  try {
+    InferOnce(copy, /*strict=*/true);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // "[ShapeInferenceError] Shape inference error(s): (op_type:...): ...\n(op_type:...)..."
+    std::string_view text = e.what();
+    text = text.substr(0, text.find('\n'));
+    constexpr std::string_view kPrefix = "Shape inference error(s): ";
+    if (const auto at = text.find(kPrefix); at != std::string_view::npos)
+      text.remove_prefix(at + kPrefix.size());
+    return OneLine(text);
+  }
+  return "";
+}
+
+std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source) {
+  std::size_t dropouts = 0;
+  for (const auto& node : model.graph().node()) dropouts += node.op_type() == "Dropout";
+  // Each pass that changes something settles at least one mask, so this bound is never hit
+  // unless inference undoes the rule; then the last pass's result stands.
+  const std::size_t max_passes = dropouts + 1;
+  std::size_t passes = 0;
+  do {
+    RunOnnxInference(model, source);
+    ++passes;
+  } while (ApplyDropoutMaskRule(model) && passes <= max_passes);
+  return passes;
+}
+
+}  // namespace memplan::onnx_reader

@@ -1,0 +1,104 @@
+#pragma once
+// The steps of the ONNX reader, in the order ReadOnnx (onnx_read.cc) runs them:
+// parse -> check structure -> bind dimensions -> infer shapes -> build the Graph.
+// Only src/formats/onnx/ includes this header (it pulls in the ONNX protobuf types).
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "memplan/graph.h"
+#include "memplan/onnx.h"
+#include "memplan/workload.h"
+
+namespace memplan::onnx_reader {
+
+// Largest serialized model accepted: protobuf cannot parse messages of 2 GiB or more
+// (bigger ONNX models keep their weights in external data files).
+inline constexpr std::size_t kMaxModelBytes = (std::size_t{1} << 31) - 1;
+
+// Largest single tensor memplan plans (1 PiB): far beyond any real activation, and low
+// enough that rounding and summing sizes can never overflow 64 bits.
+inline constexpr Bytes kMaxTensorBytes = Bytes{1} << 50;
+
+// The serialized bytes as a ModelProto with a graph. InputError naming `source` when the
+// bytes do not parse (corrupt, truncated, not protobuf) or the model has no graph.
+onnx::ModelProto ParseModel(std::string_view bytes, std::string_view source);
+
+// memplan's element type for an ONNX TensorProto.DataType, or nullopt when memplan cannot
+// size it (UNDEFINED, unknown numbers).
+std::optional<DataType> DataTypeFromOnnx(std::int32_t elem_type);
+// "FLOAT", "INT64", ... as ONNX names them; "element type N" for numbers ONNX does not define.
+std::string OnnxTypeName(std::int32_t elem_type);
+
+// `text` fit for a one-line message: control characters escaped, shortened past `limit`.
+std::string Printable(std::string_view text, std::size_t limit = 80);
+
+// True when `text` is valid UTF-8 (names end up in JSON reports, which require it).
+bool IsValidUtf8(std::string_view text);
+
+// "node 'conv1' (Conv)", or "node #12 (Relu)" when the node has no name.
+std::string DescribeNode(const onnx::NodeProto& node, int index);
+
+// True for nodes of the default operator set ("" or "ai.onnx").
+bool IsDefaultDomain(const onnx::NodeProto& node);
+
+// The version of the default operator set the model imports (0 when it imports none).
+std::int64_t DefaultOpset(const onnx::ModelProto& model);
+
+// Checks what memplan relies on before anything else looks at the graph: nodes in
+// topological order (every input is a graph input, an initializer or an earlier node's
+// output), every name produced once, graph outputs defined, no subgraph attributes
+// (If, Loop, Scan). InputError naming the node and tensor otherwise.
+void CheckStructure(const onnx::GraphProto& graph, std::string_view source);
+
+// Operator-set versions by domain, exactly as ONNX's inference looks them up.
+using Opsets = std::unordered_map<std::string, int>;
+template <typename Imports>
+Opsets OpsetsOf(const Imports& imports) {
+  Opsets opsets;
+  for (const auto& opset : imports) opsets[opset.domain()] = static_cast<int>(opset.version());
+  return opsets;
+}
+
+// Checks what ONNX 1.12's inference functions take for granted (onnx_guard.cc): each
+// node of the main graph and of every model-local function matches its operator schema,
+// size attributes (strides, dilations, ...) are positive, and functions do not call
+// themselves. InputError naming the node or function otherwise.
+void CheckNodesForInference(const onnx::ModelProto& model, std::string_view source);
+
+// The node checks of CheckNodesForInference on one list of nodes; `where` prefixes the
+// node in messages ("function 'f': ").
+void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                              const Opsets& opsets, const std::string& where,
+                              std::string_view source);
+
+// Model-local functions (onnx_functions.cc): unique names, checked bodies without
+// subgraphs, no call cycles, a bounded number of nodes once calls are expanded.
+void CheckFunctions(const onnx::ModelProto& model, std::string_view source);
+
+// Applies --dim NAME=VALUE to every declared dimension called NAME (graph inputs,
+// outputs, value_info; "batch", when no dimension has that name, binds the open leading
+// dimension of every graph input) and --shape TENSOR=AxB to a graph input or node output,
+// before inference. UsageError for negative values and names the model lacks.
+void ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options, std::string_view source);
+
+// Runs ONNX shape inference (type checks off, node errors not fatal, data propagation on)
+// and the Dropout-mask rule until neither adds anything; returns the number of passes.
+// InputError naming `source` when inference rejects the model (conflicting shapes).
+std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source);
+
+// Why inference left tensors untyped: the first node error ONNX reports when the
+// inferred model is inferred again in strict mode ("(op_type:Split, node name: n):
+// ..."), or "" when it reports none. Only for messages: it costs one more pass.
+std::string FirstNodeInferenceError(const onnx::ModelProto& model);
+
+// Maps the inferred model to memplan's Graph, folding nodes computed from constants.
+// InputError for tensors that need planning but cannot be sized.
+OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source);
+
+}  // namespace memplan::onnx_reader

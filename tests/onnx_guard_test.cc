@@ -1,0 +1,167 @@
+// Models that would crash ONNX 1.12's shape inference (division by zero, endless
+// recursion) are rejected before it runs. Each case stands for an input the fuzzer
+// found or one of the same family.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "memplan/error.h"
+#include "memplan/onnx.h"
+#include "memplan/records_io.h"
+#include "tests/onnx_builder.h"
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+using testing::kOnnxFloat;
+using testing::OnnxBuilder;
+
+std::string InputErrorOf(const OnnxBuilder& b) {
+  try {
+    ReadOnnx(b.Bytes(), "guard.onnx");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+void SetInts(onnx::NodeProto& node, const std::string& name, const std::vector<std::int64_t>& v) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (const std::int64_t x : v) attribute->add_ints(x);
+}
+
+OnnxBuilder ConvWithStrides(const std::vector<std::int64_t>& strides) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "1", "8", "8"}).FloatInitializer("w", {1, 1, 3, 3}).Output("y");
+  SetInts(b.Node("Conv", {"x", "w"}, {"y"}, "conv"), "strides", strides);
+  return b;
+}
+
+// Fuzzer find: a Conv of light_inception_v1 with strides [1, 0] (SIGFPE in
+// convPoolShapeInference).
+TEST(OnnxGuard, ZeroStride) {
+  EXPECT_EQ(ReadOnnx(ConvWithStrides({1, 1}).Bytes(), "ok.onnx").graph.subgraphs[0].ops.size(), 1u);
+  EXPECT_NE(InputErrorOf(ConvWithStrides({1, 0}))
+                .find("guard.onnx: node 'conv' (Conv): attribute 'strides' must be positive"),
+            std::string::npos);
+  EXPECT_NE(InputErrorOf(ConvWithStrides({-2, 1})).find("must be positive"), std::string::npos);
+}
+
+// The input the fuzzer found, rebuilt: light_inception_v1 with one byte changed, the
+// second stride of node n45 set to 0.
+TEST(OnnxGuard, FuzzerFindOnASharedModel) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(ReadFileBytes(shared / "models" / "light_inception_v1.onnx")));
+  bool patched = false;
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.name() != "n45") continue;
+    for (auto& attribute : *node.mutable_attribute())
+      if (attribute.name() == "strides") {
+        attribute.set_ints(1, 0);
+        patched = true;
+      }
+  }
+  ASSERT_TRUE(patched);
+  try {
+    ReadOnnx(model.SerializeAsString(), "inception.onnx");
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "inception.onnx: node 'n45' (Conv): attribute 'strides' must be positive");
+  }
+}
+
+TEST(OnnxGuard, ZeroBlockSizeAndGroup) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "4", "2", "2"}).Output("y");
+  testing::SetIntAttribute(b.Node("DepthToSpace", {"x"}, {"y"}, "d2s"), "blocksize", 0);
+  EXPECT_NE(InputErrorOf(b).find("attribute 'blocksize' must be positive"), std::string::npos);
+
+  OnnxBuilder conv = ConvWithStrides({1, 1});
+  testing::SetIntAttribute(*conv.graph().mutable_node(0), "group", 0);
+  EXPECT_NE(InputErrorOf(conv).find("attribute 'group' must be positive"), std::string::npos);
+}
+
+// Inference indexes outputs by the schema's count (Split divides by it).
+TEST(OnnxGuard, NodesMustMatchTheirSchema) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"4"}).Output("x");
+  b.Node("Split", {"x"}, {}, "split");
+  const std::string error = InputErrorOf(b);
+  EXPECT_NE(error.find("guard.onnx: node 'split' (Split) does not match its ONNX operator schema"),
+            std::string::npos)
+      << error;
+
+  OnnxBuilder two;
+  two.Input("x", kOnnxFloat, {"4"}).Output("y");
+  two.Node("Relu", {"x", "x"}, {"y"}, "relu");
+  EXPECT_NE(InputErrorOf(two).find("does not match its ONNX operator schema"), std::string::npos);
+}
+
+// A model-local function that calls itself sends ONNX's inference into endless recursion.
+OnnxBuilder WithFunction(const std::string& body_op) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1"}).Output("y");
+  auto* local = b.model().add_opset_import();
+  local->set_domain("local");
+  local->set_version(1);
+  b.Node("F", {"x"}, {"y"}, "call").set_domain("local");
+  auto* f = b.model().add_functions();
+  f->set_name("F");
+  f->set_domain("local");
+  f->add_input("a");
+  f->add_output("b");
+  for (const char* domain : {"", "local"}) {
+    auto* import = f->add_opset_import();
+    import->set_domain(domain);
+    import->set_version(domain[0] ? 1 : 13);
+  }
+  auto* node = f->add_node();
+  node->set_op_type(body_op);
+  if (body_op == "F") node->set_domain("local");
+  node->add_input("a");
+  node->add_output("b");
+  return b;
+}
+
+TEST(OnnxGuard, ModelLocalFunctions) {
+  const OnnxModel m = ReadOnnx(WithFunction("Relu").Bytes(), "f.onnx");
+  EXPECT_EQ(m.graph.subgraphs[0].tensors[1].bytes, Bytes{4});  // inferred through the body
+  EXPECT_NE(InputErrorOf(WithFunction("F")).find("model-local function 'F' calls itself"),
+            std::string::npos);
+
+  OnnxBuilder bad_body = WithFunction("Conv");
+  SetInts(*bad_body.model().mutable_functions(0)->mutable_node(0), "strides", {0});
+  EXPECT_NE(InputErrorOf(bad_body).find("function 'F': node #0 (Conv): attribute 'strides'"),
+            std::string::npos);
+}
+
+// Functions that call the next one twice, 30 deep: 2^30 inferences once expanded.
+TEST(OnnxGuard, ExponentialFunctionCalls) {
+  OnnxBuilder b = WithFunction("Relu");
+  for (int level = 1; level <= 30; ++level) {
+    auto* f = b.model().add_functions();
+    *f = b.model().functions(0);
+    f->set_name("F" + std::to_string(level));
+    f->clear_node();
+    for (int k = 0; k < 2; ++k) {
+      auto* call = f->add_node();
+      call->set_op_type(level == 1 ? "F" : "F" + std::to_string(level - 1));
+      call->set_domain("local");
+      call->add_input("a");
+      call->add_output(k == 0 ? "t" : "b");
+      if (k == 1) call->set_input(0, "t");
+    }
+  }
+  b.graph().mutable_node(0)->set_op_type("F30");
+  EXPECT_NE(
+      InputErrorOf(b).find("calls of model-local functions expand to more than 1000000 nodes"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace memplan

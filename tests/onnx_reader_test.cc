@@ -1,0 +1,461 @@
+// The ONNX reader on small models built in code: the Graph it produces (tensor order,
+// constants, folding, shapes, the Dropout rule, bindings) and the errors it reports.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "memplan/error.h"
+#include "memplan/onnx.h"
+#include "tests/onnx_builder.h"
+
+namespace memplan {
+namespace {
+
+using testing::kOnnxBool;
+using testing::kOnnxFloat;
+using testing::kOnnxString;
+using testing::OnnxBuilder;
+using testing::SetConstantValue;
+using testing::SetGraphAttribute;
+
+OnnxModel Read(const OnnxBuilder& b, const LoadOptions& options = {}) {
+  return ReadOnnx(b.Bytes(), "test.onnx", options);
+}
+
+// The message of the InputError `f` throws, or a note that it threw none.
+std::string InputErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+std::vector<std::string> Names(const Subgraph& s) {
+  std::vector<std::string> names;
+  for (const Tensor& t : s.tensors) names.push_back(t.name);
+  return names;
+}
+
+const Tensor& Named(const Subgraph& s, const std::string& name) {
+  for (const Tensor& t : s.tensors)
+    if (t.name == name) return t;
+  throw std::out_of_range(name);
+}
+
+// x [1,4] -> Relu -> y; y + w (initializer) -> z (graph output).
+OnnxBuilder TwoOps() {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "4"}).FloatInitializer("w", {1, 4}).Output("z");
+  b.Node("Relu", {"x"}, {"y"}, "relu");
+  b.Node("Add", {"y", "w"}, {"z"}, "add");
+  return b;
+}
+
+TEST(OnnxReader, MapsTensorsOpsAndConstants) {
+  const OnnxModel m = Read(TwoOps());
+  EXPECT_EQ(m.graph.format, "onnx");
+  EXPECT_EQ(m.graph.source, "test.onnx");
+  EXPECT_EQ(m.file_nodes, 2u);
+  EXPECT_EQ(m.folded_nodes, 0u);
+  EXPECT_EQ(m.opset, 13);
+  ASSERT_EQ(m.graph.subgraphs.size(), 1u);
+  const Subgraph& s = m.graph.subgraphs[0];
+  // Graph inputs, then initializers, then node outputs in node order.
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"x", "w", "y", "z"}));
+  EXPECT_EQ(s.inputs, (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(s.outputs, (std::vector<std::int32_t>{3}));
+  ASSERT_EQ(s.ops.size(), 2u);
+  EXPECT_EQ(s.ops[0].type, "Relu");
+  EXPECT_EQ(s.ops[0].name, "relu");
+  EXPECT_EQ(s.ops[0].inputs, (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(s.ops[0].outputs, (std::vector<std::int32_t>{2}));
+  EXPECT_EQ(s.ops[1].inputs, (std::vector<std::int32_t>{2, 1}));
+  EXPECT_EQ(s.ops[1].outputs, (std::vector<std::int32_t>{3}));
+  EXPECT_FALSE(s.tensors[0].is_constant);
+  EXPECT_TRUE(s.tensors[1].is_constant);
+  for (const Tensor& t : s.tensors) {
+    EXPECT_EQ(t.type, DataType::kFloat32) << t.name;
+    EXPECT_EQ(t.shape, (std::vector<std::int64_t>{1, 4})) << t.name;
+    EXPECT_EQ(t.bytes, Bytes{16}) << t.name;
+  }
+}
+
+TEST(OnnxReader, OmittedOptionalInputIsMinusOne) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "8"}).Output("y");
+  b.Int64Initializer("pads", {0, 1, 0, 1});
+  b.Node("Pad", {"x", "pads", ""}, {"y"}, "pad");
+  const Subgraph s = Read(b).graph.subgraphs[0];
+  ASSERT_EQ(s.ops.size(), 1u);
+  EXPECT_EQ(s.ops[0].inputs, (std::vector<std::int32_t>{0, 1, -1}));
+  EXPECT_EQ(Named(s, "y").shape, (std::vector<std::int64_t>{1, 10}));
+}
+
+TEST(OnnxReader, FoldsEverythingComputedFromConstants) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"2", "3"}).Output("out").Output("x_shape");
+  b.Int64Initializer("shape", {2, 3});
+  SetConstantValue(b.Node("Constant", {}, {"c"}), {3, 2});
+  b.Node("ConstantOfShape", {"shape"}, {"w"});
+  b.Node("Reshape", {"c", "shape"}, {"r"});    // constants only: folded
+  b.Node("Mul", {"r", "w"}, {"cw"});           // constant x constant: folded
+  b.Node("Shape", {"x"}, {"x_shape"});         // shape of a static tensor: folded
+  b.Node("Add", {"x", "cw"}, {"out"}, "add");  // reads the graph input: runs
+  const OnnxModel m = Read(b);
+  EXPECT_EQ(m.file_nodes, 6u);
+  EXPECT_EQ(m.folded_nodes, 5u);
+  const Subgraph& s = m.graph.subgraphs[0];
+  ASSERT_EQ(s.ops.size(), 1u);
+  EXPECT_EQ(s.ops[0].name, "add");
+  for (const char* name : {"shape", "c", "w", "cw", "x_shape", "r"})
+    EXPECT_TRUE(Named(s, name).is_constant) << name;
+  EXPECT_FALSE(Named(s, "out").is_constant);
+  EXPECT_EQ(Named(s, "out").bytes, Bytes{24});
+}
+
+TEST(OnnxReader, ShapeOfADynamicTensorIsNotFolded) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"N", "3"}).Output("s");
+  b.Node("Shape", {"x"}, {"s"}, "shape");
+  LoadOptions options;
+  options.dims = {{"N", 5}};
+  EXPECT_EQ(Read(b, options).folded_nodes, 1u);  // bound: static, so folded
+  const std::string error = InputErrorOf([&] { Read(b); });
+  EXPECT_NE(error.find("'x'"), std::string::npos) << error;  // unbound: x needs a size
+}
+
+TEST(OnnxReader, RandomGeneratorsAreNotFolded) {
+  OnnxBuilder b;
+  b.Output("r");
+  auto& node = b.Node("RandomNormal", {}, {"r"}, "noise");
+  auto* shape = node.add_attribute();
+  shape->set_name("shape");
+  shape->set_type(onnx::AttributeProto::INTS);
+  shape->add_ints(2);
+  shape->add_ints(2);
+  const OnnxModel m = Read(b);
+  EXPECT_EQ(m.folded_nodes, 0u);
+  EXPECT_EQ(m.graph.subgraphs[0].ops.size(), 1u);
+}
+
+TEST(OnnxReader, DropoutMaskBeforeOpset10HasTheInputsTypeAndShape) {
+  OnnxBuilder b(9);
+  b.Input("x", kOnnxFloat, {"1", "7"}).Output("y");
+  b.Node("Dropout", {"x"}, {"y", "mask"}, "drop");
+  const OnnxModel m = Read(b);
+  EXPECT_EQ(m.inference_passes, 2u);  // the rule fills the mask; the second pass settles
+  const Tensor& mask = Named(m.graph.subgraphs[0], "mask");
+  EXPECT_EQ(mask.type, DataType::kFloat32);
+  EXPECT_EQ(mask.shape, (std::vector<std::int64_t>{1, 7}));
+  EXPECT_EQ(mask.bytes, Bytes{28});
+  EXPECT_FALSE(mask.is_constant);
+}
+
+TEST(OnnxReader, DropoutMaskFromOpset12IsBool) {
+  OnnxBuilder b(12);
+  b.Input("x", kOnnxFloat, {"1", "7"}).Output("y");
+  b.Node("Dropout", {"x"}, {"y", "mask"}, "drop");
+  const Tensor mask = Named(Read(b).graph.subgraphs[0], "mask");
+  EXPECT_EQ(mask.type, DataType::kBool);
+  EXPECT_EQ(mask.bytes, Bytes{7});
+}
+
+TEST(OnnxReader, SymbolicDimensionsNeedBinding) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"batch", "4"}).Output("y");
+  b.Node("Relu", {"x"}, {"y"});
+  const std::string error = InputErrorOf([&] { Read(b); });
+  EXPECT_NE(error.find("test.onnx: 2 tensors cannot be sized"), std::string::npos) << error;
+  EXPECT_NE(error.find("'x': dimension 0 of [batch,4] is symbolic"), std::string::npos) << error;
+  EXPECT_NE(error.find("--dim NAME=VALUE (symbolic: batch)"), std::string::npos) << error;
+  EXPECT_NE(error.find("--shape"), std::string::npos) << error;
+
+  LoadOptions options;
+  options.dims = {{"batch", 3}};
+  const Subgraph s = Read(b, options).graph.subgraphs[0];
+  EXPECT_EQ(Named(s, "y").shape, (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(Named(s, "y").bytes, Bytes{48});
+}
+
+TEST(OnnxReader, ShapeBindingForInputsAndNodeOutputs) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"?", "?"}).Output("y");
+  b.Node("Relu", {"x"}, {"y"});
+  LoadOptions options;
+  options.shapes = {{"x", {2, 5}}};
+  EXPECT_EQ(Named(Read(b, options).graph.subgraphs[0], "y").bytes, Bytes{40});
+
+  // A custom operator ONNX cannot infer: its output's shape is given, its type is not.
+  OnnxBuilder custom;
+  custom.Input("x", kOnnxFloat, {"2"}).Output("y");
+  custom.Node("Mystery", {"x"}, {"y"}, "m").set_domain("com.example");
+  custom.model().add_opset_import()->set_domain("com.example");
+  const std::string error = InputErrorOf([&] { Read(custom); });
+  EXPECT_NE(error.find("'y': no element type known after shape inference (output of node 'm' "
+                       "(Mystery), domain 'com.example')"),
+            std::string::npos)
+      << error;
+}
+
+TEST(OnnxReader, BatchBindsOpenLeadingDimensions) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"N", "4"}).Input("unnamed", kOnnxFloat, {"?", "2"}).Output("y");
+  b.graph()
+      .mutable_input(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->clear_dim_param();  // no name, no value
+  b.Node("Relu", {"x"}, {"y"});
+  LoadOptions options;
+  options.dims = {{"batch", 2}};
+  const Subgraph s = Read(b, options).graph.subgraphs[0];
+  EXPECT_EQ(Named(s, "y").shape, (std::vector<std::int64_t>{2, 4}));
+  EXPECT_EQ(Named(s, "unnamed").shape, (std::vector<std::int64_t>{2, 2}));
+}
+
+// The message of the UsageError `f` throws, or a note that it threw none.
+std::string UsageErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no UsageError)";
+}
+
+TEST(OnnxReader, BindingsThatNameNothingAreUsageErrors) {
+  LoadOptions options;
+  options.dims = {{"nope", 1}};
+  std::string error = UsageErrorOf([&] { Read(TwoOps(), options); });
+  EXPECT_NE(error.find("test.onnx: --dim nope: no dimension of the model is called 'nope'; it "
+                       "has no symbolic dimensions"),
+            std::string::npos)
+      << error;
+  options.dims = {{"batch", 1}};  // every input's leading dimension is already a number
+  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("called 'batch'"),
+            std::string::npos);
+  options = {};
+  options.shapes = {{"w", {4}}};
+  error = UsageErrorOf([&] { Read(TwoOps(), options); });
+  EXPECT_NE(error.find("'w' is an initializer"), std::string::npos) << error;
+  options.shapes = {{"ghost", {4}}};
+  error = UsageErrorOf([&] { Read(TwoOps(), options); });
+  EXPECT_NE(error.find("no tensor called 'ghost'"), std::string::npos) << error;
+  options = {};
+  options.dims = {{"N", -1}};
+  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("cannot be negative"),
+            std::string::npos);
+  options = {};
+  options.shapes = {{"x", {1, -4}}};
+  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("cannot be negative"),
+            std::string::npos);
+}
+
+TEST(OnnxReader, ConflictingShapesAreAnInputError) {
+  OnnxBuilder b = TwoOps();
+  auto* declared = b.graph().add_value_info();  // y declared [1,5]; inference says [1,4]
+  declared->set_name("y");
+  declared->mutable_type()->mutable_tensor_type()->set_elem_type(kOnnxFloat);
+  auto* shape = declared->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->add_dim()->set_dim_value(1);
+  shape->add_dim()->set_dim_value(5);
+  const std::string error = InputErrorOf([&] { Read(b); });
+  EXPECT_NE(error.find("test.onnx: ONNX shape inference rejects the model"), std::string::npos)
+      << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+}
+
+TEST(OnnxReader, NodesOutOfOrder) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1"}).Output("z");
+  b.Node("Relu", {"y"}, {"z"}, "second");
+  b.Node("Relu", {"x"}, {"y"}, "first");
+  const std::string error = InputErrorOf([&] { Read(b); });
+  EXPECT_NE(error.find("test.onnx: node 'second' (Relu) reads 'y' before node 'first' (Relu) "
+                       "produces it"),
+            std::string::npos)
+      << error;
+}
+
+TEST(OnnxReader, Cycles) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1"}).Output("a");
+  b.Node("Add", {"x", "b"}, {"a"}, "n0");
+  b.Node("Relu", {"a"}, {"b"}, "n1");
+  EXPECT_NE(InputErrorOf([&] { Read(b); }).find("reads 'b' before node 'n1' (Relu) produces it"),
+            std::string::npos);
+  OnnxBuilder self;
+  self.Input("x", kOnnxFloat, {"1"}).Output("a");
+  self.Node("Add", {"x", "a"}, {"a"});
+  EXPECT_NE(InputErrorOf([&] { Read(self); }).find("node #0 (Add) reads its own output 'a'"),
+            std::string::npos);
+}
+
+TEST(OnnxReader, StructureErrors) {
+  OnnxBuilder missing;
+  missing.Input("x", kOnnxFloat, {"1"}).Output("y");
+  missing.Node("Add", {"x", "ghost"}, {"y"}, "n");
+  EXPECT_NE(InputErrorOf([&] {
+              Read(missing);
+            }).find("node 'n' (Add) reads 'ghost', which is no graph input, initializer"),
+            std::string::npos);
+
+  OnnxBuilder twice;
+  twice.Input("x", kOnnxFloat, {"1"}).Output("y");
+  twice.Node("Relu", {"x"}, {"y"}, "a");
+  twice.Node("Relu", {"x"}, {"y"}, "b");
+  EXPECT_NE(InputErrorOf([&] { Read(twice); }).find("'y' is produced twice"), std::string::npos);
+
+  OnnxBuilder overwrite;
+  overwrite.Input("x", kOnnxFloat, {"1"}).Output("x");
+  overwrite.Node("Relu", {"x"}, {"x"}, "a");
+  EXPECT_NE(InputErrorOf([&] { Read(overwrite); }).find("writes 'x', which is a graph input"),
+            std::string::npos);
+
+  OnnxBuilder dangling;
+  dangling.Input("x", kOnnxFloat, {"1"}).Output("nowhere");
+  EXPECT_NE(InputErrorOf([&] { Read(dangling); }).find("graph output 'nowhere' is no graph input"),
+            std::string::npos);
+
+  OnnxBuilder untyped;
+  untyped.Input("x", kOnnxFloat, {"1"}).Output("y");
+  untyped.Node("", {"x"}, {"y"});
+  EXPECT_NE(InputErrorOf([&] { Read(untyped); }).find("has no operator type"), std::string::npos);
+}
+
+TEST(OnnxReader, SubgraphsAreNotSupported) {
+  OnnxBuilder b;
+  b.Input("cond", kOnnxBool, {"1"}).Output("y");
+  auto& node = b.Node("If", {"cond"}, {"y"}, "branch");
+  SetGraphAttribute(node, "then_branch");
+  SetGraphAttribute(node, "else_branch");
+  const std::string error = InputErrorOf([&] { Read(b); });
+  EXPECT_NE(error.find("node 'branch' (If): operators with subgraphs (If, Loop, Scan) are not "
+                       "supported (attribute 'then_branch' holds a graph)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(OnnxReader, ElementTypesMemplanCannotSize) {
+  OnnxBuilder unknown;
+  unknown.Input("x", 99, {"4"}).Output("x");
+  std::string error = InputErrorOf([&] { Read(unknown); });
+  EXPECT_NE(error.find("'x': element type 99 is not an element type memplan can size"),
+            std::string::npos)
+      << error;
+
+  OnnxBuilder strings;
+  strings.Input("s", kOnnxString, {"4"}).Output("s");
+  error = InputErrorOf([&] { Read(strings); });
+  EXPECT_NE(error.find("'s': STRING tensors have no static size"), std::string::npos) << error;
+
+  OnnxBuilder untyped;
+  untyped.Input("x", 0, {"4"}).Output("x");
+  error = InputErrorOf([&] { Read(untyped); });
+  EXPECT_NE(error.find("'x': no element type known"), std::string::npos) << error;
+}
+
+TEST(OnnxReader, TypesOnnxAddedLaterAreSized) {
+  OnnxBuilder b;
+  b.Input("f8", 17, {"3"}).Input("u4", 21, {"3"}).Output("f8").Output("u4");
+  const Subgraph s = Read(b).graph.subgraphs[0];
+  EXPECT_EQ(Named(s, "f8").type, DataType::kFloat8E4M3FN);
+  EXPECT_EQ(Named(s, "f8").bytes, Bytes{3});
+  EXPECT_EQ(Named(s, "u4").type, DataType::kUInt4);
+  EXPECT_EQ(Named(s, "u4").bytes, Bytes{2});  // two 4-bit values to a byte, rounded up
+}
+
+TEST(OnnxReader, AbsurdShapes) {
+  OnnxBuilder overflow;
+  overflow.Input("x", kOnnxFloat, {"4294967296", "4294967296"}).Output("x");
+  std::string error = InputErrorOf([&] { Read(overflow); });
+  EXPECT_NE(
+      error.find("test.onnx: tensor 'x': shape [4294967296,4294967296] of FLOAT is too large: "
+                 "its size overflows 64 bits"),
+      std::string::npos)
+      << error;
+
+  OnnxBuilder bytes_overflow;  // 2^62 elements fit in 64 bits; their 2^64 bytes do not
+  bytes_overflow.Input("x", kOnnxFloat, {"2147483648", "2147483648"}).Output("x");
+  error = InputErrorOf([&] { Read(bytes_overflow); });
+  EXPECT_NE(error.find("its size overflows 64 bits"), std::string::npos) << error;
+
+  OnnxBuilder huge;  // 2^50 floats: 2^52 bytes, countable but past memplan's limit
+  huge.Input("x", kOnnxFloat, {"33554432", "33554432"}).Output("x");
+  error = InputErrorOf([&] { Read(huge); });
+  EXPECT_NE(error.find("is 4503599627370496 bytes, more than memplan plans"), std::string::npos)
+      << error;
+
+  OnnxBuilder zero;  // a zero dimension is fine: nothing to plan
+  zero.Input("x", kOnnxFloat, {"0", "4294967296", "4294967296"}).Output("x");
+  EXPECT_EQ(Named(Read(zero).graph.subgraphs[0], "x").bytes, Bytes{0});
+}
+
+TEST(OnnxReader, BytesThatAreNotAModel) {
+  for (const std::string& bytes : {std::string("not a model at all\xff\xff\xff"),
+                                   std::string("\x0a\xff\xff\xff\xff\x0f", 6)}) {
+    const std::string error = InputErrorOf([&] { ReadOnnx(bytes, "junk.onnx"); });
+    EXPECT_NE(error.find("junk.onnx: not an ONNX model: the bytes do not parse"), std::string::npos)
+        << error;
+  }
+  EXPECT_NE(InputErrorOf([&] {
+              ReadOnnx("", "empty.onnx");
+            }).find("empty.onnx: not an ONNX model: it has no graph"),
+            std::string::npos);
+}
+
+TEST(OnnxReader, EveryTruncationIsAnInputError) {
+  const std::string bytes = TwoOps().Bytes();
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    try {
+      ReadOnnx(std::string_view(bytes).substr(0, n), "cut.onnx");
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("cut.onnx: ", 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(OnnxReader, EveryBitFlipReadsOrFailsCleanly) {
+  const std::string bytes = TwoOps().Bytes();
+  std::size_t read = 0, rejected = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string flipped = bytes;
+      flipped[i] = static_cast<char>(flipped[i] ^ (1 << bit));
+      try {
+        ReadOnnx(flipped, "flip.onnx");
+        ++read;
+      } catch (const InputError& e) {
+        ++rejected;
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_GT(rejected, 0u);
+  EXPECT_GT(read, 0u);  // flips inside names or float data leave a valid model
+}
+
+// A node ONNX cannot infer leaves its outputs untyped; the message quotes ONNX's reason.
+TEST(OnnxReader, UnsizedTensorsQuoteTheNodeErrorOnnxReports) {
+  OnnxBuilder b;
+  b.Input("x", testing::kOnnxFloat, {"1", "4"}).Output("a").Output("b");
+  b.Int64Initializer("split", {2, 2});
+  b.Node("Split", {"x", "split"}, {"a", "b"}, "cut");  // axis 0 has size 1, not 4
+  const std::string error = InputErrorOf([&] { Read(b); });
+  EXPECT_NE(error.find("'a': no element type known after shape inference (output of node 'cut' "
+                       "(Split))"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("ONNX reports (op_type:Split, node name: cut): [ShapeInferenceError] "
+                       "Mismatch between the sum of 'split' (4) and the split dimension of the "
+                       "input (1)"),
+            std::string::npos)
+      << error;
+}
+
+}  // namespace
+}  // namespace memplan
