@@ -35,7 +35,7 @@ class ConflictIndex {
  public:
   // Lifetime lengths in one group span a factor of 2^kGroupBits: fewer groups mean fewer
   // runs to read per query, wider ones more records read that do not meet it.
-  static constexpr int kGroupBits = 2;
+  static constexpr int kGroupBits = 3;
 
   explicit ConflictIndex(const CompactSteps& steps);
 
