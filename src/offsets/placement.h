@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "memplan/plan.h"
+#include "src/offsets/large_buffer.h"
 
 namespace memplan::offsets_internal {
 
@@ -34,7 +35,7 @@ class ConflictIndex {
  public:
   // Lifetime lengths in one group span a factor of 2^kGroupBits: fewer groups mean fewer
   // runs to read per query, wider ones more records read that do not meet it.
-  static constexpr int kGroupBits = 2;
+  static constexpr int kGroupBits = 3;
 
   explicit ConflictIndex(const CompactSteps& steps);
 
@@ -75,7 +76,7 @@ class ConflictIndex {
     });
   }
 
-  const std::vector<Entry>& entries() const { return entries_; }
+  const LargeVector<Entry>& entries() const { return entries_; }
   // Where record r sits in entries().
   std::uint32_t PositionOf(std::size_t r) const { return position_[r]; }
 
@@ -84,7 +85,7 @@ class ConflictIndex {
   struct Group {
     int shift = 0;                           // log2 of the block length in steps
     std::int64_t reach = 0;                  // the longest lifetime (last - first) in it
-    std::vector<std::uint32_t> block_start;  // entries of block b: [start[b], start[b+1])
+    LargeVector<std::uint32_t> block_start;  // entries of block b: [start[b], start[b+1])
   };
   // The blocks [lo, hi] of group g holding every record that meets [first, last].
   static std::pair<std::size_t, std::size_t> Blocks(const Group& g, std::int32_t first,
@@ -94,7 +95,7 @@ class ConflictIndex {
             std::min(static_cast<std::size_t>(last >> g.shift), g.block_start.size() - 2)};
   }
 
-  std::vector<Entry> entries_;           // every record, grouped, then by block
+  LargeVector<Entry> entries_;           // every record, grouped, then by block
   std::vector<std::uint32_t> position_;  // entry position of each record
   std::vector<Group> groups_;            // the non-empty groups
 };
@@ -203,8 +204,8 @@ class Placer {
   const ConflictIndex& index_;
   bool keep_empty_ = true;
   Engine engine_ = Engine::kIndex;
-  std::vector<Record> records_;     // by record index
-  std::vector<Slot> slots_;         // kIndex: one per index entry; kList: the placed, sorted
+  LargeVector<Record> records_;     // by record index
+  LargeVector<Slot> slots_;         // kIndex: one per index entry; kList: the placed, sorted
   std::uint32_t placed_count_ = 0;  // placements so far (visible ones)
   Bytes arena_ = 0;                 // the largest offset + size so far
   std::uint64_t reads_ = 0;         // see Reads()
