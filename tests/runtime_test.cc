@@ -272,7 +272,7 @@ TEST(Runtime, ThePeakIncludesWhatArenaUsedBytesMisses) {
   const Arena& arena = *heap.arena;
   EXPECT_EQ(arena.UsedBytes(), arena.NonPersistentUsedBytes() + arena.PersistentUsedBytes());
   EXPECT_EQ(arena.NonPersistentUsedBytes(), in.stats().head_bytes);
-  // Planning needed 48 B of allocation info per tensor and scratch entry plus 40 B of
+  // Planning needed 32 B of allocation info per tensor and scratch entry plus 40 B of
   // planner memory per planned buffer on top of the head of that moment.
   EXPECT_GT(arena.PeakUsedBytes(), arena.UsedBytes());
   EXPECT_GE(arena.PeakTempBytes(), 40 * in.problem().size());
