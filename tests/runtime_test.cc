@@ -344,7 +344,7 @@ TEST(Runtime, PreallocatedTensorsStayOutOfTheArena) {
   EXPECT_EQ(in.stats().head_without_preallocation, plain.stats().head_bytes);
   EXPECT_LT(in.stats().head_bytes, plain.stats().head_bytes);
   EXPECT_THAT(PrintRuntimeSummary(*heap2.arena, in),
-              HasSubstr("Preallocated 1 tensors (400 bytes"));
+              HasSubstr("Preallocated 1 tensor (400 bytes"));
   // Misuse.
   EXPECT_THROW(in.RegisterPreallocatedTensor({0, 1}, user), UsageError);  // too late
   Interpreter other(graph, *heap.arena, VerificationKernels(), With());
