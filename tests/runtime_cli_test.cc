@@ -53,16 +53,19 @@ TEST(CliRunModels, TextReportHasTflmsLines) {
 
 TEST(CliRunModels, TooSmallAnArenaExitsOneWithTheSizeNeeded) {
   MEMPLAN_REQUIRE_SHARED(shared);
-  const auto r = RunMemplan("run " + Model(shared, "keyword_scrambled_svdf_int8.tflite") +
-                            " --arena-size 2000");
+  const std::string keyword = Model(shared, "keyword_scrambled_svdf_int8.tflite");
+  const auto ok = RunMemplan("run " + keyword + " --format json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const std::string need = nlohmann::json::parse(ok.out)["required_arena_bytes"].dump();
+  const auto r = RunMemplan("run " + keyword + " --arena-size 2000");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("Failed to allocate tail memory. Requested: "));
-  EXPECT_THAT(r.err,
-              HasSubstr("The model needs an arena of at least 17632 bytes; this one has 2000"));
-  EXPECT_EQ(RunMemplan("run " + Model(shared, "keyword_scrambled_svdf_int8.tflite") +
-                       " --arena-size 17632")
+  EXPECT_THAT(r.err, HasSubstr("The model needs an arena of at least " + need +
+                               " bytes; this one has 2000"));
+  EXPECT_EQ(RunMemplan("run " + keyword + " --arena-size " + need).exit_code, 0);
+  EXPECT_EQ(RunMemplan("run " + keyword + " --arena-size " + std::to_string(std::stoi(need) - 16))
                 .exit_code,
-            0);
+            1);
 }
 
 TEST(CliRunModels, PreallocationAndTwoBuffersAndStrategies) {

@@ -186,6 +186,30 @@ INSTANTIATE_TEST_SUITE_P(SharedTflite, EveryModel, ::testing::ValuesIn(SharedTfl
                            return name;
                          });
 
+// The built-in models (no ../shared needed): the runtime plans them with TFLM's planner
+// and memplan's best, and both arenas give the naive layout's outputs.
+TEST(RuntimeModels, ZooModelsMatchTheNaiveLayout) {
+  int models = 0;
+  for (const ZooEntry& entry : ZooEntries()) {
+    Workload w = LoadWorkload("zoo:" + entry.name);
+    if (!w.graph) continue;  // a records example
+    const Graph& graph = *w.graph;
+    ++models;
+    const auto naive = RunNaive(graph, VerificationKernels(), 1);
+    Bytes tflm_head = 0;
+    for (const char* strategy : {"tflm_greedy", "best"}) {
+      const InterpreterOptions options = Strategy(strategy);
+      ModelArena heap(graph, options);
+      Interpreter in(graph, *heap.arena, VerificationKernels(), options);
+      EXPECT_EQ(FirstDifference(graph, naive, RunInvocations(in, 1)), "")
+          << entry.name << " " << strategy;
+      if (tflm_head == 0) tflm_head = in.stats().head_bytes;
+      EXPECT_LE(in.stats().head_bytes, tflm_head) << entry.name;
+    }
+  }
+  EXPECT_GE(models, 5);
+}
+
 TEST(RuntimeModels, TensorRecordsAreRecordsFromGraph) {
   MEMPLAN_REQUIRE_SHARED(shared);
   for (const auto& entry : std::filesystem::directory_iterator(shared / "models")) {

@@ -272,7 +272,7 @@ TEST(Runtime, ThePeakIncludesWhatArenaUsedBytesMisses) {
   const Arena& arena = *heap.arena;
   EXPECT_EQ(arena.UsedBytes(), arena.NonPersistentUsedBytes() + arena.PersistentUsedBytes());
   EXPECT_EQ(arena.NonPersistentUsedBytes(), in.stats().head_bytes);
-  // Planning needed 48 B of allocation info per tensor and scratch entry plus 40 B of
+  // Planning needed 32 B of allocation info per tensor and scratch entry plus 40 B of
   // planner memory per planned buffer on top of the head of that moment.
   EXPECT_GT(arena.PeakUsedBytes(), arena.UsedBytes());
   EXPECT_GE(arena.PeakTempBytes(), 40 * in.problem().size());
@@ -344,7 +344,7 @@ TEST(Runtime, PreallocatedTensorsStayOutOfTheArena) {
   EXPECT_EQ(in.stats().head_without_preallocation, plain.stats().head_bytes);
   EXPECT_LT(in.stats().head_bytes, plain.stats().head_bytes);
   EXPECT_THAT(PrintRuntimeSummary(*heap2.arena, in),
-              HasSubstr("Preallocated 1 tensors (400 bytes"));
+              HasSubstr("Preallocated 1 tensor (400 bytes"));
   // Misuse.
   EXPECT_THROW(in.RegisterPreallocatedTensor({0, 1}, user), UsageError);  // too late
   Interpreter other(graph, *heap.arena, VerificationKernels(), With());

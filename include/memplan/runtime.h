@@ -78,6 +78,11 @@ class Interpreter {
   // `graph` and `kernels` must outlive the interpreter; the arena may be shared.
   Interpreter(const Graph& graph, Arena& arena, const KernelRegistry& kernels,
               InterpreterOptions options = {});
+  // The interpreter keeps references: a temporary graph or registry would dangle.
+  Interpreter(const Graph&& graph, Arena& arena, const KernelRegistry& kernels,
+              InterpreterOptions options = {}) = delete;
+  Interpreter(const Graph& graph, Arena& arena, const KernelRegistry&& kernels,
+              InterpreterOptions options = {}) = delete;
   ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;

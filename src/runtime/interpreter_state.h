@@ -3,7 +3,7 @@
 // Struct sizes are what the recording reports (64-bit host):
 //   EvalTensor 24 B per tensor (as TFLM's TfLiteEvalTensor), NodeAndKernel 48 B per op,
 //   ScratchHandle 16 B and ScratchRequest 16 B per scratch buffer, SubgraphTable 24 B
-//   per subgraph, AllocationInfo 48 B per entry (temp, during planning).
+//   per subgraph, AllocationInfo 32 B per entry (temp, during planning; as TFLM's).
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -59,11 +59,14 @@ struct SubgraphTable {
 struct AllocationInfo {
   Bytes bytes = 0;                // size before rounding
   std::byte** target = nullptr;   // the pointer to set when committed
-  Step first = -1;                // first scope, -1 = never set
-  Step last = -1;                 // last scope, -1 = never set
-  std::int64_t offline = -1;      // offline offset, -1 = plan online
+  std::int32_t first = -1;        // first scope, -1 = never set
+  std::int32_t last = -1;         // last scope, -1 = never set
+  std::int32_t offline = -1;      // offline offset, -1 = plan online (int32, as stored)
   bool needs_allocating = false;  // goes to the planner
 };
+
+static_assert(sizeof(void*) != 8 || (sizeof(EvalTensor) == 24 && sizeof(AllocationInfo) == 32),
+              "the recording documents these sizes (64-bit hosts)");
 
 // TFLM's GreedyMemoryPlanner working memory per buffer on 64-bit hosts (runtimes.md §1.5).
 inline constexpr Bytes kPlannerBytesPerBuffer = 40;

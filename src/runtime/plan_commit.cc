@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "memplan/error.h"
@@ -22,15 +23,24 @@ const std::vector<std::int64_t>* OfflineOffsets(const InterpreterState& state) {
   const std::vector<std::int64_t>& offsets = EffectiveOfflineOffsets(state.graph, o);
   if (offsets.empty()) {
     if (o.offline == OfflinePlanUse::kRequire)
-      throw InputError(fmt::format("{}: the model has no OfflineMemoryAllocation metadata",
-                                   state.graph.source));
+      throw InputError(
+          fmt::format("{}: the model has no OfflineMemoryAllocation metadata", state.graph.source));
     return nullptr;
   }
   if (offsets.size() != state.TensorCount())
-    throw InputError(fmt::format(
-        "{}: Nbr of offline buffer offsets ({}) in metadata not equal nbr tensors ({})",
-        state.graph.source, offsets.size(), state.TensorCount()));
+    throw InputError(
+        fmt::format("{}: Nbr of offline buffer offsets ({}) in metadata not equal nbr tensors ({})",
+                    state.graph.source, offsets.size(), state.TensorCount()));
   return &offsets;
+}
+
+// A scope or an offline offset as the 32-bit value TFLM keeps; InputError beyond that.
+std::int32_t Narrow(const InterpreterState& state, std::int64_t value, const char* what) {
+  if (value < std::numeric_limits<std::int32_t>::min() ||
+      value > std::numeric_limits<std::int32_t>::max())
+    throw InputError(
+        fmt::format("{}: {} {} does not fit in 32 bits", state.graph.source, what, value));
+  return static_cast<std::int32_t>(value);
 }
 
 struct PlanInput {
@@ -62,9 +72,9 @@ PlanInput BuildProblem(const InterpreterState& state, std::span<const Allocation
   for (std::size_t k : chosen) any_fixed = any_fixed || infos[k].offline >= 0;
   for (std::size_t k : chosen) {
     const AllocationInfo& info = infos[k];
-    const Step first = info.first + shift;
-    in.problem.records.push_back(
-        {AlignUp(info.bytes, in.problem.alignment), first, std::max(first, info.last + shift)});
+    const Step first = Step{info.first} + shift;
+    in.problem.records.push_back({AlignUp(info.bytes, in.problem.alignment), first,
+                                  std::max(first, Step{info.last} + shift)});
     PlannedBuffer buffer;
     if (k < n_tensors) {
       buffer.tensor = state.RefOf(k);
@@ -138,9 +148,9 @@ void InterpreterState::CommitPlan() {
       AllocationInfo info;
       info.bytes = e.bytes;
       info.target = &e.data;
-      info.first = scopes.first[g];
-      info.last = scopes.last[g];
-      info.offline = offline ? (*offline)[g] : -1;
+      info.first = Narrow(*this, scopes.first[g], "scope");
+      info.last = Narrow(*this, scopes.last[g], "scope");
+      info.offline = offline ? Narrow(*this, (*offline)[g], "offline offset") : -1;
       info.needs_allocating =
           e.data == nullptr && !e.tensor->is_constant && !e.tensor->is_variable && e.bytes != 0;
       if (e.tensor->is_variable && info.offline >= 0 && e.bytes != 0) info.needs_allocating = true;
@@ -153,8 +163,8 @@ void InterpreterState::CommitPlan() {
         AllocationInfo info;
         info.bytes = scratch[node.first_scratch + k].bytes;
         info.target = &scratch[node.first_scratch + k].data;
-        info.first = scopes.op_first[node.node];
-        info.last = scopes.op_last[node.node];
+        info.first = Narrow(*this, scopes.op_first[node.node], "scope");
+        info.last = Narrow(*this, scopes.op_last[node.node], "scope");
         info.needs_allocating = true;
         std::construct_at(infos + n_tensors + node.first_scratch + k, info);
       }

@@ -45,9 +45,10 @@ std::string PrintRuntimeSummary(const Arena& arena, const Interpreter& interpret
                             ? s.head_without_preallocation - s.head_bytes
                             : 0;
     out += fmt::format(
-        "[memplan] Preallocated {} tensors ({} bytes outside the arena): head {} bytes instead "
+        "[memplan] Preallocated {} tensor{} ({} bytes outside the arena): head {} bytes instead "
         "of {} (saved {})\n",
-        s.preallocated, s.preallocated_bytes, s.head_bytes, s.head_without_preallocation, saved);
+        s.preallocated, s.preallocated == 1 ? "" : "s", s.preallocated_bytes, s.head_bytes,
+        s.head_without_preallocation, saved);
   }
   return out;
 }
