@@ -30,12 +30,15 @@ struct OrderSearchOptions {
   const InPlaceRuleSet* inplace = nullptr;
   // Tensor sizes are rounded up to this (16 = TFLM's accounting, 1 = raw bytes).
   Bytes size_alignment = 1;
+  // Subgraph 0's inputs and outputs take memory (TFLM); false = the intermediates-only
+  // accounting, which leaves them to the caller.
+  bool plan_entry_io = true;
   // States the exact search may keep in one segment before it gives up (beam search).
-  std::size_t max_states = 2'000'000;
+  std::size_t max_states = 1'000'000;
   // Wall time the exact search may take in one subgraph, in milliseconds; past it the
   // beam search takes over. 0 = no limit. The only source of nondeterminism: results
   // depend on it only when a search runs that long.
-  double time_budget_ms = 2000;
+  double time_budget_ms = 500;
   // States kept per layer by the beam search.
   std::size_t beam_width = 256;
 };

@@ -40,8 +40,9 @@ struct Segment {
   std::size_t m = 0;      // ops
   std::size_t words = 0;  // words per set
   std::vector<LocalOp> ops;
-  std::vector<Word> preds;                 // m rows of `words`: predecessors in the segment
-  std::vector<std::uint32_t> by_op_local;  // local ops, largest op-local bytes first
+  std::vector<Word> preds;                        // m rows of `words`: predecessors in the segment
+  std::vector<std::vector<std::uint32_t>> succs;  // successors in the segment
+  std::vector<std::uint32_t> by_op_local;         // local ops, largest op-local bytes first
 };
 
 bool Has(const Word* set, std::uint32_t i) {
@@ -75,6 +76,7 @@ Segment Prepare(const TensorGraph& g, const SegmentTask& task) {
   };
   seg.ops.resize(seg.m);
   seg.preds.assign(seg.m * seg.words, 0);
+  seg.succs.resize(seg.m);
   for (std::size_t i = 0; i < seg.m; ++i) {
     const std::int32_t v = task.ops[i];
     const OpNode& op = g.ops[static_cast<std::size_t>(v)];
@@ -108,6 +110,7 @@ Segment Prepare(const TensorGraph& g, const SegmentTask& task) {
       } else if (local[static_cast<std::size_t>(p)] >= 0) {
         const auto j = static_cast<std::size_t>(local[static_cast<std::size_t>(p)]);
         seg.preds[i * seg.words + j / 64] |= Word{1} << (j % 64);
+        seg.succs[j].push_back(static_cast<std::uint32_t>(i));
       }
     }
     lo.op_local = lo.extra + lo.created;
@@ -122,13 +125,34 @@ Segment Prepare(const TensorGraph& g, const SegmentTask& task) {
   return seg;
 }
 
-// One layer of states: sets of equal size with their best peak.
+// One layer of states: sets of equal size with their best peak. What depends on the set
+// alone (ready ops, the op-local bound of the ops left) is kept per state so a child
+// derives it from its parent instead of scanning every op.
 struct Layer {
   std::vector<Word> keys;  // `words` per state
   std::vector<Bytes> peak, live;
-  std::vector<std::uint32_t> parent;  // state index in the previous layer
-  std::vector<std::uint32_t> op;      // local op that extended the parent
+  std::vector<std::uint32_t> parent;       // state index in the previous layer
+  std::vector<std::uint32_t> op;           // local op that extended the parent
+  std::vector<std::uint32_t> ready;        // ready ops of every state, ascending, back to back
+  std::vector<std::uint32_t> ready_start;  // per state: where its ready ops start (+ end)
+  std::vector<std::uint32_t> bound_at;     // per state: first op of by_op_local not in it
+  Layer() { ready_start.push_back(0); }
   std::size_t size() const { return peak.size(); }
+  std::span<const std::uint32_t> Ready(std::size_t s) const {
+    return {ready.data() + ready_start[s], ready.data() + ready_start[s + 1]};
+  }
+  void Append(const Layer& from, std::size_t s, std::size_t words) {
+    keys.insert(keys.end(), from.keys.begin() + static_cast<std::ptrdiff_t>(s * words),
+                from.keys.begin() + static_cast<std::ptrdiff_t>((s + 1) * words));
+    peak.push_back(from.peak[s]);
+    live.push_back(from.live[s]);
+    parent.push_back(from.parent[s]);
+    op.push_back(from.op[s]);
+    const auto r = from.Ready(s);
+    ready.insert(ready.end(), r.begin(), r.end());
+    ready_start.push_back(static_cast<std::uint32_t>(ready.size()));
+    bound_at.push_back(from.bound_at[s]);
+  }
 };
 
 // Open addressing from a set to its index in the layer being built.
@@ -216,14 +240,7 @@ void Truncate(Layer& layer, std::size_t words, std::size_t width) {
   idx.resize(width);
   std::sort(idx.begin(), idx.end());
   Layer kept;
-  for (const std::uint32_t i : idx) {
-    kept.keys.insert(kept.keys.end(), layer.keys.begin() + static_cast<std::ptrdiff_t>(i * words),
-                     layer.keys.begin() + static_cast<std::ptrdiff_t>((i + 1) * words));
-    kept.peak.push_back(layer.peak[i]);
-    kept.live.push_back(layer.live[i]);
-    kept.parent.push_back(layer.parent[i]);
-    kept.op.push_back(layer.op[i]);
-  }
+  for (const std::uint32_t i : idx) kept.Append(layer, i, words);
   layer = std::move(kept);
 }
 
@@ -242,17 +259,15 @@ SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
   layer.live.push_back(task.live_before);
   layer.parent.push_back(0);
   layer.op.push_back(0);
+  for (std::uint32_t v = 0; v < seg.m; ++v)
+    if (std::all_of(&seg.preds[v * W], &seg.preds[(v + 1) * W], [](Word w) { return w == 0; }))
+      layer.ready.push_back(v);
+  layer.ready_start.push_back(static_cast<std::uint32_t>(layer.ready.size()));
+  layer.bound_at.push_back(0);
   std::size_t expansions = 0;
   std::vector<Word> key(W);
-  std::vector<std::uint32_t> ready;
   std::vector<Step> steps;
-
-  // Largest op-local bytes among ops not in `set`.
-  auto remaining_bound = [&](const Word* set) -> Bytes {
-    for (const std::uint32_t i : seg.by_op_local)
-      if (!Has(set, i)) return seg.ops[i].op_local;
-    return 0;
-  };
+  std::vector<std::uint32_t> child_ready;
 
   for (std::size_t k = 0; k < seg.m; ++k) {
     Layer next;
@@ -262,17 +277,10 @@ SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
           std::chrono::steady_clock::now() > *limits.deadline)
         return result;
       const Word* set = &layer.keys[s * W];
-      ready.clear();
+      const std::span<const std::uint32_t> ready = layer.Ready(s);
       steps.clear();
-      for (std::uint32_t v = 0; v < seg.m; ++v) {
-        if (Has(set, v)) continue;
-        const Word* p = &seg.preds[v * W];
-        bool ok = true;
-        for (std::size_t w = 0; w < W && ok; ++w) ok = (p[w] & ~set[w]) == 0;
-        if (!ok) continue;
-        ready.push_back(v);
+      for (const std::uint32_t v : ready)
         steps.push_back(Transition(seg.ops[v], set, layer.live[s]));
-      }
       // An op that raises neither the peak nor the live bytes can run first in some
       // optimal completion: run only it.
       std::size_t first = 0, last = ready.size();
@@ -287,7 +295,11 @@ SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
         if (peak >= task.budget) continue;
         std::copy(set, set + W, key.begin());
         key[v / 64] |= Word{1} << (v % 64);
-        if (remaining_bound(key.data()) >= task.budget) continue;
+        // The largest op-local bytes among the ops left bound every completion.
+        std::uint32_t bound_at = layer.bound_at[s];
+        while (bound_at < seg.m && Has(key.data(), seg.by_op_local[bound_at])) ++bound_at;
+        if (bound_at < seg.m && seg.ops[seg.by_op_local[bound_at]].op_local >= task.budget)
+          continue;
         const std::size_t hash = SetIndex::Hash(key.data(), W);
         const std::int64_t found = index.Find(key.data(), hash);
         if (found >= 0) {
@@ -299,11 +311,25 @@ SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
           }
           continue;
         }
+        // Ready after v: the others, and v's successors whose predecessors have all run.
+        child_ready.clear();
+        for (const std::uint32_t u : ready)
+          if (u != v) child_ready.push_back(u);
+        for (const std::uint32_t u : seg.succs[v]) {
+          const Word* p = &seg.preds[u * W];
+          bool ok = true;
+          for (std::size_t w = 0; w < W && ok; ++w) ok = (p[w] & ~key[w]) == 0;
+          if (ok)
+            child_ready.insert(std::upper_bound(child_ready.begin(), child_ready.end(), u), u);
+        }
         next.keys.insert(next.keys.end(), key.begin(), key.end());
         next.peak.push_back(peak);
         next.live.push_back(steps[r].live);
         next.parent.push_back(static_cast<std::uint32_t>(s));
         next.op.push_back(v);
+        next.ready.insert(next.ready.end(), child_ready.begin(), child_ready.end());
+        next.ready_start.push_back(static_cast<std::uint32_t>(next.ready.size()));
+        next.bound_at.push_back(bound_at);
         index.Insert(hash, static_cast<std::int64_t>(next.size() - 1));
       }
     }

@@ -51,8 +51,8 @@ class CalledPeaks {
     if (state_[s] == 1) return 0;
     state_[s] = 1;
     const std::vector<Bytes> extra = ExtraOf(s);
-    const TensorGraph g =
-        sched::BuildTensorGraph(graph_, s, options_.inplace, options_.size_alignment, extra);
+    const TensorGraph g = sched::BuildTensorGraph(
+        graph_, s, options_.inplace, options_.size_alignment, extra, options_.plan_entry_io);
     std::vector<std::int32_t> order(g.ops.size());
     std::iota(order.begin(), order.end(), 0);
     peak_[s] = sched::Simulate(g, order).peak;
@@ -100,8 +100,8 @@ struct Candidate {
 
 SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearchOptions& options,
                              const std::vector<Bytes>& extra) {
-  const TensorGraph g =
-      sched::BuildTensorGraph(graph, s, options.inplace, options.size_alignment, extra);
+  const TensorGraph g = sched::BuildTensorGraph(graph, s, options.inplace, options.size_alignment,
+                                                extra, options.plan_entry_io);
   SubgraphOrder out;
   std::vector<std::int32_t> file(g.ops.size());
   std::iota(file.begin(), file.end(), 0);

@@ -55,7 +55,7 @@ struct TensorFacts {
   std::vector<std::uint32_t> refcount;  // TFLite's reference count (reads + I/O)
 };
 
-TensorFacts CollectFacts(const Graph& graph, std::size_t s) {
+TensorFacts CollectFacts(const Graph& graph, std::size_t s, bool plan_io) {
   const Subgraph& sg = graph.subgraphs[s];
   const std::size_t n = sg.tensors.size();
   TensorFacts f{std::vector<bool>(n),
@@ -83,6 +83,9 @@ TensorFacts CollectFacts(const Graph& graph, std::size_t s) {
     f.io[static_cast<std::size_t>(t)] = f.is_output[static_cast<std::size_t>(t)] = true;
     ++f.refcount[static_cast<std::size_t>(t)];
   }
+  if (!plan_io)
+    for (std::size_t t = 0; t < n; ++t)
+      if (f.io[t]) f.planned[t] = false;
   for (std::size_t i = 0; i < sg.ops.size(); ++i) {
     const Operator& op = sg.ops[i];
     for (const std::int32_t t : op.inputs) {
@@ -124,9 +127,10 @@ bool SameRawBytes(const Subgraph& sg, std::int32_t a, std::int32_t b) {
 }  // namespace
 
 TensorGraph BuildTensorGraph(const Graph& graph, std::size_t s, const InPlaceRuleSet* rules,
-                             Bytes size_alignment, std::span<const Bytes> extra) {
+                             Bytes size_alignment, std::span<const Bytes> extra,
+                             bool plan_entry_io) {
   const Subgraph& sg = graph.subgraphs.at(s);
-  const TensorFacts f = CollectFacts(graph, s);
+  const TensorFacts f = CollectFacts(graph, s, plan_entry_io || s != 0);
   const std::size_t n_tensors = sg.tensors.size();
   const std::size_t n_ops = sg.ops.size();
   TensorGraph g;

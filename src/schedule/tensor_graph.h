@@ -54,9 +54,11 @@ struct TensorGraph {
 };
 
 // Builds the model of subgraph `subgraph`. `rules` may be nullptr (no sharing);
-// `extra` is empty or one entry per op. InputError when an op reads a tensor a later
-// op produces or a tensor has two producers.
+// `extra` is empty or one entry per op; without `plan_entry_io` the inputs and outputs of
+// subgraph 0 take no memory (the intermediates-only accounting). InputError when an op
+// reads a tensor a later op produces or a tensor has two producers.
 TensorGraph BuildTensorGraph(const Graph& graph, std::size_t subgraph, const InPlaceRuleSet* rules,
-                             Bytes size_alignment, std::span<const Bytes> extra = {});
+                             Bytes size_alignment, std::span<const Bytes> extra = {},
+                             bool plan_entry_io = true);
 
 }  // namespace memplan::sched
