@@ -4,16 +4,21 @@
 // shared model once the model readers are part of the build.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "memplan/inplace.h"
 #include "memplan/schedule.h"
 
-#if __has_include("memplan/tflite.h") && __has_include("memplan/onnx.h")
-#include "memplan/onnx.h"
+#if __has_include("memplan/tflite.h")
 #include "memplan/tflite.h"
-#define MEMPLAN_HAVE_READERS 1
+#define MEMPLAN_HAVE_TFLITE 1
+#endif
+#if __has_include("memplan/onnx.h")
+#include "memplan/onnx.h"
+#define MEMPLAN_HAVE_ONNX 1
 #endif
 
 namespace memplan {
@@ -120,15 +125,36 @@ void BM_RandomlyWired1000(benchmark::State& state) {
 }
 BENCHMARK(BM_RandomlyWired1000)->Unit(benchmark::kMillisecond);
 
-#ifdef MEMPLAN_HAVE_READERS
-void BM_SharedModel(benchmark::State& state, std::filesystem::path path) {
-  if (!std::filesystem::exists(path)) {
-    state.SkipWithError("shared/models not found");
+// A model file a reader of this build reads.
+bool Readable(const std::filesystem::path& path) {
+  [[maybe_unused]] const auto ext = path.extension();
+#ifdef MEMPLAN_HAVE_TFLITE
+  if (ext == ".tflite") return true;
+#endif
+#ifdef MEMPLAN_HAVE_ONNX
+  if (ext == ".onnx") return true;
+#endif
+  return false;
+}
+
+// The shared models the readers in this build can read.
+std::optional<Graph> ReadModel(const std::filesystem::path& path) {
+#ifdef MEMPLAN_HAVE_TFLITE
+  if (path.extension() == ".tflite") return ReadTfliteFile(path).graph;
+#endif
+#ifdef MEMPLAN_HAVE_ONNX
+  if (path.extension() == ".onnx") return LoadOnnx(path).graph;
+#endif
+  return std::nullopt;
+}
+
+void BM_SharedModel(benchmark::State& state, const std::filesystem::path& path) {
+  const std::optional<Graph> graph = ReadModel(path);
+  if (!graph) {
+    state.SkipWithError("no reader for this model in this build");
     return;
   }
-  const Graph graph =
-      path.extension() == ".onnx" ? LoadOnnx(path).graph : ReadTfliteFile(path).graph;
-  SearchWithInPlace(state, graph);
+  SearchWithInPlace(state, *graph);
 }
 
 const bool kRegistered = [] {
@@ -136,15 +162,13 @@ const bool kRegistered = [] {
   if (!std::filesystem::exists(models)) return false;
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(models))
-    if (e.path().extension() == ".tflite" || e.path().extension() == ".onnx")
-      files.push_back(e.path());
+    if (Readable(e.path())) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& f : files)
     benchmark::RegisterBenchmark(("BM_SharedModel/" + f.stem().string()).c_str(), BM_SharedModel, f)
         ->Unit(benchmark::kMillisecond);
   return true;
 }();
-#endif
 
 }  // namespace
 }  // namespace memplan

@@ -11,29 +11,42 @@
 #include "memplan/schedule.h"
 #include "tests/test_support.h"
 
-#if __has_include("memplan/tflite.h") && __has_include("memplan/onnx.h")
-#include "memplan/onnx.h"
+#if __has_include("memplan/tflite.h")
 #include "memplan/tflite.h"
-#define MEMPLAN_HAVE_READERS 1
+#define MEMPLAN_HAVE_TFLITE 1
+#endif
+#if __has_include("memplan/onnx.h")
+#include "memplan/onnx.h"
+#define MEMPLAN_HAVE_ONNX 1
 #endif
 
 namespace memplan {
 namespace {
 
-#define MEMPLAN_REQUIRE_READERS() \
-  if (!kHaveReaders) GTEST_SKIP() << "the .tflite/.onnx readers are not part of this build yet"
-
-#ifdef MEMPLAN_HAVE_READERS
-constexpr bool kHaveReaders = true;
-Graph LoadModel(const std::filesystem::path& path) {
-  return path.extension() == ".onnx" ? LoadOnnx(path).graph : ReadTfliteFile(path).graph;
-}
+#ifdef MEMPLAN_HAVE_TFLITE
+constexpr bool kHaveTflite = true;
 #else
-constexpr bool kHaveReaders = false;
-Graph LoadModel(const std::filesystem::path&) {
+constexpr bool kHaveTflite = false;
+#endif
+#ifdef MEMPLAN_HAVE_ONNX
+constexpr bool kHaveOnnx = true;
+#else
+constexpr bool kHaveOnnx = false;
+#endif
+
+#define MEMPLAN_REQUIRE_READER(have, what) \
+  if (!(have)) GTEST_SKIP() << "the " what " reader is not part of this build yet"
+
+Graph LoadModel(const std::filesystem::path& path) {
+#ifdef MEMPLAN_HAVE_ONNX
+  if (path.extension() == ".onnx") return LoadOnnx(path).graph;
+#endif
+#ifdef MEMPLAN_HAVE_TFLITE
+  if (path.extension() == ".tflite") return ReadTfliteFile(path).graph;
+#endif
+  ADD_FAILURE() << "no reader for " << path;
   return {};
 }
-#endif
 
 // §4.2: fixed order, in place tflite / tflm / all, best order without in place, best
 // order with in place (the lowest of the three sets).
@@ -152,7 +165,7 @@ InPlaceRuleSet OnnxAliases() {
 
 TEST(ScheduleModels, TfliteTableOfSection42) {
   MEMPLAN_REQUIRE_SHARED(shared);
-  MEMPLAN_REQUIRE_READERS();
+  MEMPLAN_REQUIRE_READER(kHaveTflite, ".tflite");
   const InPlaceRuleSet& tflite = InPlaceRuleSetNamed("tflite");
   const InPlaceRuleSet& tflm = InPlaceRuleSetNamed("tflm");
   const InPlaceRuleSet& all = InPlaceRuleSetNamed("all");
@@ -172,7 +185,7 @@ TEST(ScheduleModels, TfliteTableOfSection42) {
 
 TEST(ScheduleModels, ConformerNeedsTheAliasTheMaskAddAndSoftmax) {
   MEMPLAN_REQUIRE_SHARED(shared);
-  MEMPLAN_REQUIRE_READERS();
+  MEMPLAN_REQUIRE_READER(kHaveTflite, ".tflite");
   const Graph g = LoadModel(shared / "models" / "torchaudio_conformer_float.tflite");
   const InPlaceRuleSet& tflite = InPlaceRuleSetNamed("tflite");
   const InPlaceRuleSet& tflm = InPlaceRuleSetNamed("tflm");
@@ -191,7 +204,7 @@ TEST(ScheduleModels, ConformerNeedsTheAliasTheMaskAddAndSoftmax) {
 
 TEST(ScheduleModels, OnnxTableOfSection43) {
   MEMPLAN_REQUIRE_SHARED(shared);
-  MEMPLAN_REQUIRE_READERS();
+  MEMPLAN_REQUIRE_READER(kHaveOnnx, ".onnx");
   const InPlaceRuleSet aliases = OnnxAliases();
   const InPlaceRuleSet& tflite_like = InPlaceRuleSetNamed("tflite");
   const InPlaceRuleSet& all = InPlaceRuleSetNamed("all");
@@ -213,7 +226,7 @@ TEST(ScheduleModels, OnnxTableOfSection43) {
 
 TEST(ScheduleModels, DenseNetNeedsNoBatchNormalization) {
   MEMPLAN_REQUIRE_SHARED(shared);
-  MEMPLAN_REQUIRE_READERS();
+  MEMPLAN_REQUIRE_READER(kHaveOnnx, ".onnx");
   const Graph g = LoadModel(shared / "models" / "light_densenet121.onnx");
   const InPlaceRuleSet without = WithoutOps(InPlaceRuleSetNamed("all"), {"BatchNormalization"});
   EXPECT_EQ(PeakLiveBytes(g, 0, {}, &without), 7225344u);
@@ -221,7 +234,7 @@ TEST(ScheduleModels, DenseNetNeedsNoBatchNormalization) {
 
 TEST(ScheduleModels, OpLocalBoundProvesTheFileOrderOn29Of33) {
   MEMPLAN_REQUIRE_SHARED(shared);
-  MEMPLAN_REQUIRE_READERS();
+  MEMPLAN_REQUIRE_READER(kHaveTflite && kHaveOnnx, ".tflite and .onnx");
   const std::vector<std::string> not_proven = {"blazepose_landmark_lite_256_fp16w.tflite",
                                                "light_densenet121.onnx", "light_shufflenet.onnx",
                                                "torchaudio_conformer_float.tflite"};
