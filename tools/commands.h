@@ -8,6 +8,7 @@ void AddPlanCommand(CLI::App& app);
 void AddZooCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);
 void AddVerifyCommand(CLI::App& app);
+void AddRulesCommand(CLI::App& app);
 void AddInspectCommand(CLI::App& app);
 void AddRunCommand(CLI::App& app);
 

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   memplan::cli::AddZooCommand(app);
   memplan::cli::AddShowCommand(app);
   memplan::cli::AddVerifyCommand(app);
+  memplan::cli::AddRulesCommand(app);
   memplan::cli::AddInspectCommand(app);
   memplan::cli::AddRunCommand(app);
   try {

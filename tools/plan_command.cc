@@ -4,9 +4,10 @@
 #include "memplan/error.h"
 #include "memplan/records_io.h"
 #include "tools/commands.h"
-#include "tools/model_options.h"
 #include "tools/exact_cli.h"
+#include "tools/model_options.h"
 #include "tools/plan_output.h"
+#include "tools/variants.h"
 
 namespace memplan::cli {
 
@@ -18,10 +19,11 @@ struct PlanOptions {
   std::optional<Bytes> align;
   std::string format = "table";
   std::string out;
-  ModelFlags model;  // how models become records
+  ModelFlags model;               // how models become records
   std::optional<Bytes> capacity;  // decision mode of the exact solver
   double time_limit_s = 10;       // budget of the exact solver
   bool quiet = false;             // no progress on stderr
+  VariantOptions variants;        // --inplace, --reorder
 };
 
 void RunPlan(const PlanOptions& o) {
@@ -45,16 +47,26 @@ void RunPlan(const PlanOptions& o) {
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     Workload workload = LoadWorkload(o.inputs[i], load);
     if (o.align) workload.problem.alignment = *o.align;
-    const Runs runs = RunStrategies(workload, keys, exact);
+    Runs runs = RunStrategies(workload, keys, exact);
+    VariantOptions variant_options = o.variants;
+    variant_options.intermediates_only = load.intermediates_only;
+    const Variants variants = BuildVariants(workload, variant_options);
+    RunVariants(workload, variants, keys, exact, runs);
     if (o.format == "json") {
       batch.push_back(RunsJson(workload, runs));
+      AddVariantBounds(variants, batch.back());
     } else if (o.format == "csv") {
       text += RunsCsv(workload, runs, i == 0);
     } else {
-      text += (i ? "\n" : "") + RunsTable(workload, runs);
+      text += (i ? "\n" : "") + RunsTable(workload, runs) + VariantNote(variants);
     }
-    if (!o.out.empty() && !runs.runs.empty())
-      WriteFileAtomically(o.out, PlanFileJson(workload, runs.runs[runs.best]).dump(2) + "\n");
+    if (!o.out.empty() && !runs.runs.empty()) {
+      const StrategyRun& best = runs.runs[runs.best];
+      const Variant* variant = VariantOf(variants, best);
+      const auto file =
+          variant ? VariantPlanFileJson(workload, *variant, best) : PlanFileJson(workload, best);
+      WriteFileAtomically(o.out, file.dump(2) + "\n");
+    }
   }
   if (o.format == "json")
     fmt::print("{}\n", (batch.size() == 1 ? batch[0] : batch).dump(2));
@@ -84,6 +96,13 @@ void AddPlanCommand(CLI::App& app) {
   cmd->add_option("--time-limit", options->time_limit_s, "seconds for the exact solver (10)")
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
+  cmd->add_option("--inplace", options->variants.inplace,
+                  "also plan with outputs sharing a dying input's memory, by the rules of "
+                  "tflite, tflm or all (memplan rules SET lists them); models only")
+      ->check(CLI::IsMember({"none", "tflite", "tflm", "all"}));
+  cmd->add_flag("--reorder", options->variants.reorder,
+                "also plan the operator order that keeps the fewest bytes alive (with --inplace "
+                "rules when given); models only");
   cmd->callback([options] { RunPlan(*options); });
 }
 

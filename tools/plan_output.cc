@@ -14,7 +14,9 @@ double Ratio(Bytes bytes, Bytes bound) {
 
 // A plan is optimal when it reaches the lower bound of its mode: the live-bytes bound
 // for offsets, Σ positional maximums for objects.
+// A variant row (in place, reordered) against the bound of its own problem.
 bool Optimal(const StrategyRun& run, const Runs& runs) {
+  if (run.lower_bound) return run.bytes == *run.lower_bound;
   return run.bytes ==
          (run.mode == "objects" ? runs.objects_lower_bound_bytes : runs.lower_bound_bytes);
 }
@@ -50,6 +52,7 @@ nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
     nlohmann::ordered_json r;
     r["mode"] = run.mode;
     r["strategy"] = run.strategy;
+    if (!run.variant.empty()) r["variant"] = run.variant;
     r["bytes"] = run.bytes;
     if (run.objects) r["objects"] = run.objects->object_sizes.size();
     // Every row's ratio is to the offsets lower bound, so rows of both modes compare.
@@ -64,6 +67,7 @@ nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
   if (!runs.runs.empty()) {
     const StrategyRun& best = runs.runs[runs.best];
     j["best"] = {{"mode", best.mode}, {"strategy", best.strategy}, {"bytes", best.bytes}};
+    if (!best.variant.empty()) j["best"]["variant"] = best.variant;
   } else {
     j["best"] = nullptr;
   }
@@ -84,11 +88,12 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < runs.runs.size(); ++i) {
     const StrategyRun& run = runs.runs[i];
-    rows.push_back({i == runs.best ? "*" : "", run.mode, run.strategy, WithThousands(run.bytes),
+    rows.push_back({i == runs.best ? "*" : "", run.mode, run.Label(), WithThousands(run.bytes),
                     fmt::format("{:.2f}", static_cast<double>(run.bytes) / (1024.0 * 1024.0)),
                     fmt::format("{:.3f}", Ratio(run.bytes, runs.lower_bound_bytes)),
-                    run.mode == "objects" ? (Optimal(run, runs) ? "optimal" : "")
-                                          : OptimalCell(run, runs.lower_bound_bytes),
+                    run.mode == "objects"
+                        ? (Optimal(run, runs) ? "optimal" : "")
+                        : OptimalCell(run, run.lower_bound.value_or(runs.lower_bound_bytes)),
                     fmt::format("{:.2f}", run.plan_ms),
                     run.objects ? fmt::format("{}", run.objects->object_sizes.size()) : ""});
   }
@@ -115,7 +120,7 @@ std::string RunsCsv(const Workload& workload, const Runs& runs, bool header) {
   for (std::size_t i = 0; i < runs.runs.size(); ++i) {
     const StrategyRun& run = runs.runs[i];
     out += fmt::format("{},{},{},{},{},{:.4f},{},{:.4f},{},{}\n", workload.label,
-                       workload.problem.size(), run.mode, run.strategy, run.bytes,
+                       workload.problem.size(), run.mode, run.Label(), run.bytes,
                        Ratio(run.bytes, runs.lower_bound_bytes), Optimal(run, runs), run.plan_ms,
                        i == runs.best,
                        run.objects ? fmt::format("{}", run.objects->object_sizes.size()) : "");

@@ -1,6 +1,8 @@
 #pragma once
 // Runs the strategies a user selected on one workload, timing each and keeping the
 // verified plans, so every output format reports the same results.
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,15 +16,23 @@ namespace memplan::cli {
 
 // One strategy's result.
 struct StrategyRun {
-  std::string mode;                   // "offsets" or "objects"
-  std::string strategy;               // e.g. "greedy_by_size"
-  Bytes bytes = 0;                    // arena bytes (offsets) or total of object sizes (objects)
-  double plan_ms = 0;                 // wall time of planning and verification
-  std::optional<OffsetPlan> offsets;  // the verified plan (offsets mode)
+  std::string mode;                    // "offsets" or "objects"
+  std::string strategy;                // e.g. "greedy_by_size"
+  Bytes bytes = 0;                     // arena bytes (offsets) or total of object sizes (objects)
+  double plan_ms = 0;                  // wall time of planning and verification
+  std::optional<OffsetPlan> offsets;   // the verified plan (offsets mode)
   std::optional<bool> proven_optimal;  // exact only: the arena equals a proven bound
   std::optional<Bytes> bound_bytes;    // exact only: best proven lower bound
-  std::optional<ObjectPlan> objects;  // the verified plan (objects mode)
+  std::optional<ObjectPlan> objects;   // the verified plan (objects mode)
+  // Empty for the model's own records; else the transformed problem it planned
+  // ("inplace=tflm", "reorder", ...), its offsets expanded to one per tensor.
+  std::string variant;
+  std::optional<Bytes> lower_bound;  // a variant's own lower bound (for "optimal")
   std::string Key() const { return mode + "/" + strategy; }
+  // The strategy as tables and CSV show it: "greedy_by_size[inplace=tflm]" for variants.
+  std::string Label() const {
+    return variant.empty() ? strategy : fmt::format("{}[{}]", strategy, variant);
+  }
 };
 
 struct Runs {

@@ -9,6 +9,7 @@
 #include "memplan/workload.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/variants.h"
 
 namespace memplan::cli {
 
@@ -37,13 +38,17 @@ struct VerifyOptions {
 
 void RunVerify(const VerifyOptions& o) {
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
-  const PlanFile file = ParsePlanFile(ReadFileBytes(o.plan), o.plan);
-  Problem& problem = workload.problem;
+  const std::string text = ReadFileBytes(o.plan);
+  const PlanFile file = ParsePlanFile(text, o.plan);
   // The alignment the plan was made with (plan --align may have changed the input's).
   if (o.align)
-    problem.alignment = *o.align;
+    workload.problem.alignment = *o.align;
   else if (file.alignment)
-    problem.alignment = *file.alignment;
+    workload.problem.alignment = *file.alignment;
+  // A plan of a transformed problem (plan --inplace / --reorder) is checked against it.
+  const std::optional<Variant> variant =
+      VariantOfPlanFile(workload, nlohmann::json::parse(text), o.plan, o.model.intermediates_only);
+  const Problem& problem = variant ? variant->tensors : workload.problem;
   Validate(problem);
 
   const auto mismatches = CompareWithProblem(file, problem, o.input, kMaxListed);
@@ -51,7 +56,9 @@ void RunVerify(const VerifyOptions& o) {
     Reject(mismatches, fmt::format("{} does not describe the records of {}", o.plan, o.input),
            "difference");
 
-  const std::string key = file.mode + "/" + (file.strategy.empty() ? "?" : file.strategy);
+  const std::string key =
+      fmt::format("{}/{}{}", file.mode, file.strategy.empty() ? "?" : file.strategy,
+                  variant ? fmt::format("[{}]", variant->name) : std::string());
   if (file.mode == "objects") {
     auto violations = FindObjectsViolations(file, problem, kMaxListed);
     for (Violation& v : violations) v.message = o.plan + ": " + v.message;
@@ -65,11 +72,12 @@ void RunVerify(const VerifyOptions& o) {
     return;
   }
   const OffsetPlan plan = OffsetPlanOf(file, problem);
-  auto violations = FindViolations(problem, plan, kMaxListed);
+  auto violations = variant ? FindVariantViolations(*variant, plan, kMaxListed)
+                            : FindViolations(problem, plan, kMaxListed);
   for (Violation& v : violations) v.message = o.plan + ": " + v.message;
   if (!violations.empty())
     Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input), "violation");
-  const Bytes bound = OffsetsLowerBound(problem);
+  const Bytes bound = OffsetsLowerBound(variant ? variant->merged.problem : problem);
   fmt::print(
       "{}: OK: {} fits {}: {} tensors, arena {} B (lower bound {} B, × {:.3f}), alignment {}\n",
       o.plan, key, o.input, problem.size(), WithThousands(plan.arena_bytes), WithThousands(bound),
