@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
+#include <memory_resource>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "memplan/error.h"
 #include "memplan/plan.h"
@@ -44,32 +46,68 @@ class OverlapSweep {
       : problem_(problem), plan_(plan), out_(out), limit_(limit) {}
 
   void Run() {
-    const std::size_t n = problem_.records.size();
-    std::vector<std::size_t> by_first, by_last;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (problem_.records[i].size == 0) continue;  // takes no space
-      by_first.push_back(i);
+    // Each event carries the record's byte range, so the sweep reads only its two sorted
+    // arrays and never chases records in index order (cache misses at a million).
+    std::vector<Event> by_first, by_last;
+    by_first.reserve(problem_.records.size());
+    by_last.reserve(problem_.records.size());
+    for (std::size_t i = 0; i < problem_.records.size(); ++i) {
+      const UsageRecord& r = problem_.records[i];
+      if (r.size == 0) continue;  // takes no space
+      const Live live{plan_.offsets[i], i, plan_.offsets[i] + r.size, problem_.IsFixed(i)};
+      by_first.push_back({r.first, live});
+      by_last.push_back({r.last, live});
     }
-    by_last = by_first;
-    std::sort(by_first.begin(), by_first.end(), [&](std::size_t a, std::size_t b) {
-      return std::pair(problem_.records[a].first, a) < std::pair(problem_.records[b].first, b);
-    });
-    std::sort(by_last.begin(), by_last.end(), [&](std::size_t a, std::size_t b) {
-      return std::pair(problem_.records[a].last, a) < std::pair(problem_.records[b].last, b);
-    });
+    SortByStep(by_first);
+    SortByStep(by_last);
     std::size_t next_release = 0;
-    for (std::size_t i : by_first) {
-      const Step t = problem_.records[i].first;
-      while (next_release < by_last.size() && problem_.records[by_last[next_release]].last < t)
-        Release(by_last[next_release++]);
-      Admit(i);
+    for (const Event& e : by_first) {
+      while (next_release < by_last.size() && by_last[next_release].step < e.step)
+        Release(by_last[next_release++].live);
+      Admit(e.live);
       if (out_.size() >= limit_) return;
     }
   }
 
  private:
-  Bytes Begin(std::size_t i) const { return plan_.offsets[i]; }
-  Bytes End(std::size_t i) const { return plan_.offsets[i] + problem_.records[i].size; }
+  // A live record in offset order; `end` and `fixed` ride along for the checks.
+  struct Live {
+    Bytes begin;
+    std::size_t record;
+    Bytes end;
+    bool fixed;
+    bool operator<(const Live& o) const {
+      return std::pair(begin, record) < std::pair(o.begin, o.record);
+    }
+  };
+  struct Event {
+    Step step;  // first step (admit) or last step (release)
+    Live live;
+  };
+
+  // Orders events by (step, record). Events are built in record order, so a stable
+  // counting sort over the steps gives that order in O(n + steps) when steps are dense
+  // (operator indices, as in every model); sparse steps fall back to a comparison sort.
+  static void SortByStep(std::vector<Event>& events) {
+    if (events.empty()) return;
+    const auto [lo, hi] =
+        std::minmax_element(events.begin(), events.end(),
+                            [](const Event& a, const Event& b) { return a.step < b.step; });
+    const Step low = lo->step;
+    const auto span = static_cast<std::uint64_t>(hi->step) - static_cast<std::uint64_t>(low);
+    if (span > 4 * static_cast<std::uint64_t>(events.size()) + 1024) {
+      std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+        return std::pair(a.step, a.live.record) < std::pair(b.step, b.live.record);
+      });
+      return;
+    }
+    std::vector<std::size_t> start(span + 2, 0);
+    for (const Event& e : events) ++start[static_cast<std::size_t>(e.step - low) + 1];
+    for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    std::vector<Event> sorted(events.size());
+    for (const Event& e : events) sorted[start[static_cast<std::size_t>(e.step - low)]++] = e;
+    events.swap(sorted);
+  }
 
   void Report(std::size_t a, std::size_t b) {
     if (out_.size() >= limit_) return;
@@ -78,43 +116,39 @@ class OverlapSweep {
   }
   std::string Range(std::size_t i) const { return memplan::Range(problem_, plan_, i); }
 
-  // Reports every online live record overlapping [begin, end) via offset neighbours.
-  void CheckOnline(std::size_t i) {
-    const Bytes begin = Begin(i), end = End(i);
-    auto it = online_.lower_bound({begin, 0});
+  // Reports every online live record overlapping the newcomer via offset neighbours.
+  void CheckOnline(const Live& x) {
+    auto it = online_.lower_bound({x.begin, 0, 0, false});
     // The successor starts at or after begin: overlaps when it starts before end.
-    for (auto s = it; s != online_.end() && s->first < end; ++s) Report(s->second, i);
+    for (auto s = it; s != online_.end() && s->begin < x.end; ++s) Report(s->record, x.record);
     if (it != online_.begin()) {
       auto p = std::prev(it);
-      if (End(p->second) > begin) Report(p->second, i);
+      if (p->end > x.begin) Report(p->record, x.record);
     }
   }
 
-  void Admit(std::size_t i) {
-    const bool fixed = problem_.IsFixed(i);
-    CheckOnline(i);
-    if (!fixed) {
-      for (const auto& [key, j] : fixed_)
-        if (key < End(i) && End(j) > Begin(i)) Report(j, i);
-      online_.insert({Begin(i), i});
+  void Admit(const Live& x) {
+    CheckOnline(x);
+    if (!x.fixed) {
+      for (const Live& f : fixed_)
+        if (f.begin < x.end && f.end > x.begin) Report(f.record, x.record);
+      online_.insert(x);
     } else {
-      fixed_.insert({Begin(i), i});
+      fixed_.insert(x);
     }
   }
 
-  void Release(std::size_t i) {
-    if (problem_.IsFixed(i))
-      fixed_.erase({Begin(i), i});
-    else
-      online_.erase({Begin(i), i});
-  }
+  void Release(const Live& x) { (x.fixed ? fixed_ : online_).erase(x); }
 
   const Problem& problem_;
   const OffsetPlan& plan_;
   std::vector<Violation>& out_;
   std::size_t limit_;
-  std::set<std::pair<Bytes, std::size_t>> online_;  // (offset, record) of live online records
-  std::set<std::pair<Bytes, std::size_t>> fixed_;   // (offset, record) of live fixed records
+  // Tree nodes come from a pool that recycles released nodes: far fewer calls to the
+  // allocator and better locality than one heap node per live record.
+  std::pmr::unsynchronized_pool_resource pool_;
+  std::pmr::set<Live> online_{&pool_};  // live online records
+  std::pmr::set<Live> fixed_{&pool_};   // live fixed records
 };
 
 }  // namespace
