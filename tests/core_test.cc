@@ -2,6 +2,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
+#include "memplan/plan.h"
 #include "memplan/problem.h"
 #include "tests/test_support.h"
 
@@ -28,12 +29,25 @@ TEST(Bounds, PaperExampleBreadthsAndBound) {
   EXPECT_EQ(StepBreadths(p.records), (std::vector<Bytes>{32, 60, 64, 80, 88, 124, 74, 114, 50}));
 }
 
-TEST(Bounds, AlignmentRoundsSizesUp) {
+TEST(Bounds, AlignmentRoundsSizesUpButTheTopmost) {
   Problem p;
   p.records = {{10, 0, 1}, {20, 1, 2}};
   p.alignment = 16;
-  EXPECT_EQ(OffsetsLowerBound(p), 16u + 32u);
+  // 10 B at 0 and 20 B at 16 end at 36: only the record below needs its padding.
+  EXPECT_EQ(OffsetsLowerBound(p), 16u + 20u);
   EXPECT_EQ(NaiveBytes(p), 48u);
+  OffsetPlan reached = MakeOffsetPlan(p, "by hand", {0, 16});
+  EXPECT_TRUE(FindViolations(p, reached).empty());
+  EXPECT_EQ(reached.arena_bytes, OffsetsLowerBound(p));
+  p.records = {{10, 0, 0}};
+  EXPECT_EQ(OffsetsLowerBound(p), 10u);  // one record: no padding at all
+}
+
+TEST(Bounds, OverlappingFixedRecordsCountOnce) {
+  Problem p;
+  p.records = {{64, 0, 3}, {64, 1, 2}, {32, 1, 1}};
+  p.fixed_offsets = std::vector<std::optional<Bytes>>{0, 0, std::nullopt};
+  EXPECT_EQ(OffsetsLowerBound(p), 64u + 32u);  // the fixed pair shares its bytes
 }
 
 TEST(Bounds, EmptyAndZeroSizeRecords) {

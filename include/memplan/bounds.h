@@ -11,8 +11,11 @@ namespace memplan {
 // naive layout with aligned starts needs them).
 Bytes NaiveBytes(const Problem& problem);
 
-// The largest total of live sizes at any step (sizes rounded up to the alignment):
-// no offsets plan can be smaller. O(n log n) sweep. Fixed records count too.
+// The largest total of live sizes at any step, sizes rounded up to the alignment except
+// the largest padding of that step (the topmost record needs none), so it is a true
+// bound for any alignment: no offsets plan can be smaller. Live fixed records count by
+// the bytes they cover (they may overlap each other), and no bound is below the end of
+// a fixed record. O(n log n) sweep (plus the union of live fixed records per step).
 Bytes OffsetsLowerBound(const Problem& problem);
 
 // Live bytes at every step 0..max(last) (raw sizes, no alignment), the "breadth" of

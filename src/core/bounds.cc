@@ -1,6 +1,9 @@
 #include "memplan/bounds.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
 #include <utility>
 
 namespace memplan {
@@ -13,31 +16,98 @@ Bytes NaiveBytes(const Problem& problem) {
 
 namespace {
 
-// Sweeps (step, +size) at first and (step after last, -size); returns the peak.
-Bytes PeakLive(const std::vector<UsageRecord>& records, Bytes alignment) {
-  std::vector<std::pair<Step, std::int64_t>> events;
-  events.reserve(records.size() * 2);
-  for (const UsageRecord& r : records) {
-    if (r.size == 0) continue;
-    const auto size = static_cast<std::int64_t>(AlignUp(r.size, alignment));
-    events.emplace_back(r.first, size);
-    events.emplace_back(r.last + 1, -size);
+// Live fixed records by begin; offline plans may let them overlap each other, so the
+// bound counts the bytes they cover (their union), not the sum of their sizes.
+class FixedCover {
+ public:
+  void Add(Bytes begin, Bytes end) {
+    ranges_.emplace(begin, end);
+    dirty_ = true;
   }
-  // At equal steps the releases (negative) come first: inclusive intervals that end at
-  // step t-1 are gone before those starting at t arrive.
-  std::sort(events.begin(), events.end());
-  std::int64_t live = 0, peak = 0;
-  for (const auto& [step, delta] : events) {
-    live += delta;
-    peak = std::max(peak, live);
+  void Remove(Bytes begin, Bytes end) {
+    auto [first, last] = ranges_.equal_range(begin);
+    for (auto it = first; it != last; ++it)
+      if (it->second == end) {
+        ranges_.erase(it);
+        break;
+      }
+    dirty_ = true;
   }
-  return static_cast<Bytes>(peak);
-}
+  // Bytes covered by at least one live fixed record (recomputed only after a change).
+  Bytes Union() {
+    if (!dirty_) return union_;
+    union_ = 0;
+    Bytes covered_to = 0;
+    for (const auto& [begin, end] : ranges_) {
+      const Bytes from = std::max(begin, covered_to);
+      if (end > from) union_ += end - from;
+      covered_to = std::max(covered_to, end);
+    }
+    dirty_ = false;
+    return union_;
+  }
+
+ private:
+  std::multimap<Bytes, Bytes> ranges_;  // begin -> end
+  Bytes union_ = 0;
+  bool dirty_ = false;
+};
 
 }  // namespace
 
+// Why the topmost record's padding is taken off: records alive at one step sit at
+// aligned, disjoint offsets; each but the highest is followed by an aligned start, so
+// it takes its rounded size, while the highest ends the arena at its raw size.
 Bytes OffsetsLowerBound(const Problem& problem) {
-  return PeakLive(problem.records, problem.alignment);
+  const Bytes align = problem.alignment;
+  struct Event {
+    Step step;
+    bool arrive;  // false sorts first: inclusive intervals end before the next begin
+    std::size_t record;
+    bool operator<(const Event& o) const {
+      return std::tie(step, arrive, record) < std::tie(o.step, o.arrive, o.record);
+    }
+  };
+  std::vector<Event> events;
+  events.reserve(problem.size() * 2);
+  Bytes bound = 0;
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const UsageRecord& r = problem.records[i];
+    if (r.size == 0) continue;
+    events.push_back({r.first, true, i});
+    events.push_back({r.last + 1, false, i});
+    if (problem.IsFixed(i)) bound = std::max(bound, *problem.fixed_offsets[i] + r.size);
+  }
+  std::sort(events.begin(), events.end());
+  Bytes padded = 0;           // rounded sizes of the live free records
+  std::multiset<Bytes> pads;  // their nonzero paddings (alignment > 1 only)
+  FixedCover fixed;
+  for (std::size_t e = 0; e < events.size(); ++e) {
+    const Event& ev = events[e];
+    const UsageRecord& r = problem.records[ev.record];
+    if (problem.IsFixed(ev.record)) {
+      const Bytes begin = *problem.fixed_offsets[ev.record];
+      if (ev.arrive)
+        fixed.Add(begin, begin + r.size);
+      else
+        fixed.Remove(begin, begin + r.size);
+    } else {
+      const Bytes aligned = AlignUp(r.size, align);
+      const Bytes pad = aligned - r.size;
+      if (ev.arrive) {
+        padded += aligned;
+        if (pad) pads.insert(pad);
+      } else {
+        padded -= aligned;
+        if (pad) pads.erase(pads.find(pad));
+      }
+    }
+    if (e + 1 < events.size() && events[e + 1].step == ev.step) continue;
+    const Bytes top_pad = pads.empty() ? 0 : *pads.rbegin();
+    const Bytes free_part = padded > top_pad ? padded - top_pad : 0;
+    bound = std::max(bound, fixed.Union() + free_part);
+  }
+  return bound;
 }
 
 std::vector<Bytes> StepBreadths(const std::vector<UsageRecord>& records) {
