@@ -24,13 +24,18 @@ struct LoadOptions {
 };
 
 struct Workload {
-  std::string label;   // the input as the user named it
-  std::string kind;    // "records", "tflite", "onnx", "zoo"
-  Problem problem;     // the records to plan
+  std::string label;               // the input as the user named it
+  std::string kind;                // "records", "tflite", "onnx", "zoo"
+  Problem problem;                 // the records to plan
   std::optional<Graph> graph;      // the model, when the input is one
   std::vector<TensorRef> origins;  // per record: the tensor it stands for (models only)
   std::size_t ops = 0;             // operators in the model (0 for records)
 };
+
+// The workload of a model's graph: its records in the accounting `options` asks for
+// (TFLM's by default, the paper's with intermediates_only). `kind` as in Workload.
+Workload GraphWorkload(Graph graph, std::string_view label, std::string kind,
+                       const LoadOptions& options);
 
 // Loads "file.json", "file.csv", "model.tflite", "model.onnx" or "zoo:NAME".
 // InputError naming the input when it cannot.

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "memplan/error.h"
+#include "memplan/lifetimes.h"
 #include "memplan/records_io.h"
 #include "memplan/zoo.h"
 #include "src/formats/onnx/onnx_workload.h"
@@ -29,6 +30,21 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 }
 
 }  // namespace
+
+Workload GraphWorkload(Graph graph, std::string_view label, std::string kind,
+                       const LoadOptions& options) {
+  LifetimeOptions lifetimes;
+  if (options.intermediates_only) lifetimes.accounting = Accounting::kIntermediatesOnly;
+  GraphRecords records = RecordsFromGraph(graph, lifetimes);
+  Workload w;
+  w.label = std::string(label);
+  w.kind = std::move(kind);
+  w.problem = std::move(records.problem);
+  w.origins = std::move(records.origins);
+  w.ops = records.ops;
+  w.graph = std::move(graph);
+  return w;
+}
 
 Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
   Workload w;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "memplan/error.h"
-#include "memplan/lifetimes.h"
 #include "memplan/zoo.h"
 
 namespace memplan {
@@ -17,17 +16,7 @@ std::optional<Workload> LoadZooModelWorkload(std::string_view spec, std::string_
   if (!options.dims.empty() || !options.shapes.empty())
     throw UsageError(fmt::format(
         "{}: built-in models have fixed shapes; --dim and --shape apply to model files", spec));
-  LifetimeOptions lifetimes;
-  if (options.intermediates_only) lifetimes.accounting = Accounting::kIntermediatesOnly;
-  GraphRecords records = RecordsFromGraph(*graph, lifetimes);
-  Workload w;
-  w.label = std::string(spec);
-  w.kind = "zoo";
-  w.problem = std::move(records.problem);
-  w.origins = std::move(records.origins);
-  w.ops = records.ops;
-  w.graph = std::move(*graph);
-  return w;
+  return GraphWorkload(std::move(*graph), spec, "zoo", options);
 }
 
 }  // namespace memplan

@@ -20,15 +20,7 @@ Workload LoadTfliteWorkload(std::string_view spec, const LoadOptions& options) {
                                  model.offline_plan->problem));
   if (accounting == Accounting::kIntermediatesOnly) model.graph.fixed_offsets.clear();
   ApplyShapeBindings(model.graph, options.dims, options.shapes);
-  GraphRecords records = RecordsFromGraph(model.graph, {accounting});
-  Workload w;
-  w.label = std::string(spec);
-  w.kind = "tflite";
-  w.problem = std::move(records.problem);
-  w.origins = std::move(records.origins);
-  w.ops = records.ops;
-  w.graph = std::move(model.graph);
-  return w;
+  return GraphWorkload(std::move(model.graph), spec, "tflite", options);
 }
 
 }  // namespace memplan
