@@ -320,6 +320,24 @@ TEST(EmbedCli, ReplacesAnExistingOfflinePlan) {
   EXPECT_EQ(RunMemplan("verify " + Quote(out)).exit_code, 0);
 }
 
+// An offline plan TFLM would refuse (here: too few offsets) is replaced.
+TEST(EmbedCli, ReplacesAnUnusableOfflinePlan) {
+  const auto dir = testing::TempDir();
+  TfliteWriteOptions options;
+  options.offline_offsets = std::vector<std::int32_t>{0, -1};
+  const auto model = WriteModel(dir, "chain.tflite", WriteTflite(Chain(), options));
+  EXPECT_EQ(RunMemplan("plan " + Quote(model)).exit_code, 1);
+  const auto out = dir / "o.tflite";
+  const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("replacing the unusable OfflineMemoryAllocation"));
+  const TfliteModel written = ReadTfliteFile(out);
+  ASSERT_TRUE(written.offline_plan.has_value());
+  EXPECT_EQ(written.offline_plan->problem, "");
+  EXPECT_EQ(written.offline_plan->offsets.size(), 5u);
+  EXPECT_EQ(RunMemplan("verify " + Quote(out)).exit_code, 0);
+}
+
 // Data addressed from the file start cannot move: refused, nothing written.
 TEST(EmbedCli, RefusesBuffersOutsideTheFlatbuffer) {
   const auto dir = testing::TempDir();

@@ -102,8 +102,16 @@ EmbedReport Embed(const EmbedOptions& o) {
         "--strategy {}: embed writes one offsets plan; give offsets/NAME (e.g. best, exact)",
         o.strategy));
   const std::string bytes = ReadFileBytes(o.model);
-  Workload workload =
-      TfliteWorkload(ParseTflite(bytes, o.model), o.model, ToLoadOptions(o.model_flags));
+  TfliteModel model = ParseTflite(bytes, o.model);
+  // An offline plan TFLM would refuse is replaced, not kept.
+  if (model.offline_plan && !model.offline_plan->problem.empty()) {
+    if (!o.quiet)
+      fmt::print(stderr, "memplan: {}: replacing the unusable {} metadata ({})\n", o.model,
+                 kOfflinePlanMetadata, model.offline_plan->problem);
+    model.offline_plan.reset();
+    model.graph.fixed_offsets.clear();
+  }
+  Workload workload = TfliteWorkload(std::move(model), o.model, ToLoadOptions(o.model_flags));
   if (o.align) workload.problem.alignment = *o.align;
   const ExactOptions exact = MakeExactOptions(o.time_limit_s, o.quiet);
 
