@@ -59,8 +59,8 @@ constexpr flatbuffers::voffset_t FieldSlot(std::size_t id) {
 // verifier did not look at may point anywhere).
 class RawTable {
  public:
-  RawTable(std::string_view file, std::size_t table, std::string label)
-      : file_(file), table_(table), label_(std::move(label)) {
+  RawTable(std::string_view file, std::size_t table, std::string_view source, std::string label)
+      : file_(file), table_(table), source_(source), label_(std::move(label)) {
     const auto soffset = Read<std::int32_t>(table_);
     const std::int64_t vtable = static_cast<std::int64_t>(table_) - soffset;
     if (vtable < 0 || static_cast<std::uint64_t>(vtable) + 4 > file_.size()) Refuse("its vtable");
@@ -109,13 +109,14 @@ class RawTable {
 
   [[noreturn]] void Refuse(const std::string& what) const {
     throw InputError(
-        fmt::format("{}: cannot embed: {} of the {} table is malformed", label_, what, label_));
+        fmt::format("{}: cannot embed: {} of the {} table is malformed", source_, what, label_));
   }
 
   std::string_view file_;
   std::size_t table_ = 0;
   std::size_t vtable_ = 0;
   std::uint16_t vtable_bytes_ = 0;
+  std::string source_;
   std::string label_;
 };
 
@@ -274,7 +275,7 @@ class Embedder {
 
   std::string Write() && {
     RefuseWhatCannotMove();
-    const RawTable model(file_, PositionOf(file_, model_), "Model");
+    const RawTable model(file_, PositionOf(file_, model_), source_, "Model");
     if (const auto extra = model.FieldsBeyond(kModelFields); !extra.empty())
       Refuse(
           fmt::format("its Model table has field id {}, newer than the official schema "
@@ -414,7 +415,7 @@ class Embedder {
     for (flatbuffers::uoffset_t s = 0; s < subgraphs->size(); ++s) {
       if (s >= e_.op_order.size() || e_.op_order[s].empty()) continue;
       const fb::SubGraph* sg = subgraphs->Get(s);
-      const RawTable raw(file_, PositionOf(file_, sg), fmt::format("SubGraph {}", s));
+      const RawTable raw(file_, PositionOf(file_, sg), source_, fmt::format("SubGraph {}", s));
       if (const auto extra = raw.FieldsBeyond(kSubgraphFields); !extra.empty())
         Refuse(
             fmt::format("subgraph {} has field id {}, newer than the official schema memplan "
