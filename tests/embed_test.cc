@@ -64,6 +64,28 @@ std::vector<std::string> BufferBytes(const std::string& file) {
   return out;
 }
 
+// The root (Model) table's fields as raw words: for each id present, where an offset
+// field points (absolute) or a scalar's value. Read the way the flatbuffer lays it out.
+std::map<std::size_t, std::uint64_t> RootFields(const std::string& file, bool offsets) {
+  auto u32 = [&](std::size_t at) {
+    std::uint32_t v;
+    std::memcpy(&v, file.data() + at, 4);
+    return v;
+  };
+  auto u16 = [&](std::size_t at) {
+    std::uint16_t v;
+    std::memcpy(&v, file.data() + at, 2);
+    return v;
+  };
+  const std::size_t root = u32(0);
+  const std::size_t vtable = root - static_cast<std::int32_t>(u32(root));
+  std::map<std::size_t, std::uint64_t> out;
+  for (std::size_t id = 0; id < (u16(vtable) - 4u) / 2u; ++id)
+    if (const std::size_t at = u16(vtable + 4 + 2 * id); at != 0)
+      out[id] = offsets && id != 0 ? root + at + u32(root + at) : u32(root + at);
+  return out;
+}
+
 // Per tensor of all subgraphs, the offset `plan --out` gave it (-1: not planned).
 std::vector<std::int32_t> OffsetsOfPlanFile(const nlohmann::json& plan, const Graph& graph) {
   std::vector<std::size_t> first(graph.subgraphs.size(), 0);
@@ -104,10 +126,21 @@ TEST(EmbedModels, RoundTripOnEverySharedModel) {
     EXPECT_EQ(written.description, original.description);
     EXPECT_EQ(written.schema_version, original.schema_version);
     // Every byte of the original after its 8-byte header is in the new file, in order.
-    const std::size_t shift = after.size() - before.size() - 0;
+    const std::size_t shift = after.size() - before.size();
     ASSERT_GT(after.size(), before.size());
     EXPECT_EQ(after.substr(after.size() - (before.size() - 8)), before.substr(8));
     EXPECT_EQ(shift % 16, 0u);
+    // The new root keeps every field: version, operator codes, subgraphs, description,
+    // metadata_buffer and signature defs point to the same bytes, moved by `shift`.
+    const auto old_root = RootFields(before, true);
+    const auto new_root = RootFields(after, true);
+    for (const auto& [id, target] : old_root) {
+      ASSERT_TRUE(new_root.contains(id)) << "Model field " << id;
+      if (id == 0)
+        EXPECT_EQ(new_root.at(id), target);
+      else if (id != 4 && id != 6)  // buffers, metadata: new lists
+        EXPECT_EQ(new_root.at(id), target + (after.size() - before.size())) << "field " << id;
+    }
     const auto old_buffers = BufferBytes(before);
     const auto new_buffers = BufferBytes(after);
     ASSERT_GE(new_buffers.size(), old_buffers.size());
@@ -353,6 +386,43 @@ TEST(EmbedCli, RefusesBuffersOutsideTheFlatbuffer) {
   const auto r = RunMemplan("embed " + Quote(path) + " -o " + Quote(dir / "o.tflite"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("cannot embed: buffer 1 keeps its data outside the flatbuffer"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.tflite"));
+}
+
+// A root table with a field the official schema does not have (id 8) cannot be copied
+// faithfully: refused.
+TEST(EmbedCli, RefusesRootFieldsNewerThanTheSchema) {
+  namespace fb = tflite::fb;
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto code = fb::CreateOperatorCode(fbb, 19, 0, 1, 19);  // RELU
+  const std::vector<std::int32_t> shape = {1, 16};
+  const std::vector<flatbuffers::Offset<fb::Tensor>> tensors = {
+      fb::CreateTensor(fbb, fbb.CreateVector(shape), fb::TensorType::FLOAT32, 0,
+                       fbb.CreateString("in"), false, 0, true),
+      fb::CreateTensor(fbb, fbb.CreateVector(shape), fb::TensorType::FLOAT32, 0,
+                       fbb.CreateString("out"), false, 0, true)};
+  const std::vector<std::int32_t> in = {0}, out = {1};
+  const auto op = fb::CreateOperator(fbb, 0, fbb.CreateVector(in), fbb.CreateVector(out));
+  const auto subgraph =
+      fb::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(in),
+                         fbb.CreateVector(out), fbb.CreateVector(std::vector{op}));
+  const auto codes = fbb.CreateVector(std::vector{code});
+  const auto subgraphs = fbb.CreateVector(std::vector{subgraph});
+  const auto buffers = fbb.CreateVector(std::vector{fb::CreateBuffer(fbb)});
+  const auto start = fbb.StartTable();
+  fbb.AddElement<std::uint32_t>(fb::Model::VT_VERSION, 3, 0);
+  fbb.AddOffset(fb::Model::VT_OPERATOR_CODES, codes);
+  fbb.AddOffset(fb::Model::VT_SUBGRAPHS, subgraphs);
+  fbb.AddOffset(fb::Model::VT_BUFFERS, buffers);
+  fbb.AddElement<std::uint32_t>(4 + 2 * 8, 7, 0);  // field id 8
+  fbb.Finish(flatbuffers::Offset<fb::Model>(fbb.EndTable(start)), fb::ModelIdentifier());
+  const std::string bytes(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+  const auto dir = testing::TempDir();
+  const auto path = WriteModel(dir, "newer.tflite", bytes);
+  ASSERT_EQ(RunMemplan("plan " + Quote(path)).exit_code, 0);  // readable
+  const auto r = RunMemplan("embed " + Quote(path) + " -o " + Quote(dir / "o.tflite"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("newer.tflite: cannot embed: its Model table has field id 8"));
   EXPECT_FALSE(std::filesystem::exists(dir / "o.tflite"));
 }
 
