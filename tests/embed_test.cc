@@ -426,6 +426,24 @@ TEST(EmbedCli, RefusesRootFieldsNewerThanTheSchema) {
   EXPECT_FALSE(std::filesystem::exists(dir / "o.tflite"));
 }
 
+// TFLM looks a variable of subgraph 1 up at its index in subgraph 0's offsets: warned.
+TEST(EmbedCli, WarnsOfVariablesTflmLooksUpInSubgraphZero) {
+  GraphBuilder b;
+  const auto in = b.Tensor("in", 64);
+  const auto out = b.Tensor("out", 64);
+  b.Inputs({in}).Outputs({out}).Op("CALL_ONCE", {}, {}, {1}).Op("RELU", {in}, {out});
+  b.NextSubgraph();
+  const auto state = b.Variable("state", 64);
+  const auto next = b.Tensor("next", 64);
+  b.Inputs({}).Outputs({next}).Op("ADD", {state, state}, {next});
+  const auto dir = testing::TempDir();
+  const auto model = WriteModel(dir, "calls.tflite", WriteTflite(b.Build()));
+  const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(dir / "o.tflite"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("it would place 'state' (subgraph 1, tensor 0)"));
+  EXPECT_EQ(RunMemplan("verify " + Quote(dir / "o.tflite")).exit_code, 0);
+}
+
 // The library call: a new operator order and the offsets, everything else kept.
 TEST(EmbedLibrary, WritesOrderAndOffsets) {
   GraphBuilder b;

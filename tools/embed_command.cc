@@ -2,6 +2,7 @@
 // writes the plan into a copy as TFLM's OfflineMemoryAllocation metadata (optionally
 // with outputs in place and the operators in a better order).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <filesystem>
@@ -93,6 +94,22 @@ std::vector<std::int32_t> OfflineOffsets(const Workload& w, const OffsetPlan& pl
   return out;
 }
 
+// TFLM's AllocateVariables reads a variable's offline offset at its index inside its own
+// subgraph, that is, in subgraph 0's part of the list (runtimes.md §4). A variable of a
+// later subgraph whose index holds an offset there would be put in the head at that
+// offset instead of the tail: name them, so the user knows before deploying.
+std::vector<std::string> MisreadVariables(const Graph& g,
+                                          const std::vector<std::int32_t>& offsets) {
+  std::vector<std::string> out;
+  for (std::size_t s = 1; s < g.subgraphs.size(); ++s)
+    for (std::size_t t = 0; t < g.subgraphs[s].tensors.size(); ++t)
+      if (g.subgraphs[s].tensors[t].is_variable && t < g.subgraphs[0].tensors.size() &&
+          offsets[t] != -1)
+        out.push_back(
+            fmt::format("'{}' (subgraph {}, tensor {})", g.subgraphs[s].tensors[t].name, s, t));
+  return out;
+}
+
 EmbedReport Embed(const EmbedOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   CheckPaths(o);
@@ -138,6 +155,13 @@ EmbedReport Embed(const EmbedOptions& o) {
   TfliteEmbedding embedding;
   embedding.offline_offsets = OfflineOffsets(workload, *chosen.offsets);
   if (r.order_changed) embedding.op_order = variant->op_order;
+  if (const auto misread = MisreadVariables(*workload.graph, embedding.offline_offsets);
+      !misread.empty() && !o.quiet)
+    fmt::print(stderr,
+               "memplan: warning: TFLM reads the offline offset of a variable of subgraph 1 or "
+               "later at its index in subgraph 0; it would place {} in the arena's head at "
+               "subgraph 0's offsets\n",
+               fmt::join(misread, ", "));
   const std::string written = EmbedInTflite(bytes, o.model, embedding);
 
   // What TFLM will read: the written model's offline plan, checked on its own terms.
