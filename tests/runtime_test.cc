@@ -197,6 +197,44 @@ TEST(Runtime, AnOutputOverlappingItsOwnInputIsCaught) {
   EXPECT_NE(FirstDifference(graph, naive, RunInvocations(in, 1)), "");
 }
 
+// Plans with in-place shares (memplan embed --inplace): a kernel allowed to write over
+// a dying input, or a reshape that leaves the bytes as they are, gives the naive
+// layout's outputs on shared memory; the same overlap where the input is read again is
+// still caught.
+TEST(Runtime, InPlaceOutputsOnSharedMemory) {
+  auto run_shared = [](const Graph& graph) {
+    const auto naive = RunNaive(graph, VerificationKernels(), 2);
+    HeapArena reference_heap(1 << 12);
+    Interpreter reference(graph, *reference_heap.arena, VerificationKernels(), With());
+    reference.AllocateTensors();
+    InterpreterOptions options = With();
+    // t0, t1, t3 apart; t2 on t1's bytes.
+    OffsetPlan shared = reference.plan();
+    shared.offsets = {0, 64, 64, 128};
+    shared.arena_bytes = ArenaBytes(reference.problem(), shared.offsets);
+    options.unchecked_plan = shared;
+    HeapArena heap(1 << 12);
+    Interpreter in(graph, *heap.arena, VerificationKernels(), options);
+    return FirstDifference(graph, naive, RunInvocations(in, 2));
+  };
+  // RELU overwrites t1, which nothing reads afterwards.
+  EXPECT_EQ(run_shared(MakeGraph({64, 64, 64, 64},
+                                 {{"A", {0}, {1}}, {"RELU", {1}, {2}}, {"C", {2}, {3}}})),
+            "");
+  // RESHAPE aliases t1, which C still reads.
+  EXPECT_EQ(run_shared(MakeGraph({64, 64, 64, 64},
+                                 {{"A", {0}, {1}}, {"RESHAPE", {1}, {2}}, {"C", {1, 2}, {3}}})),
+            "");
+  // RELU over t1 while C still reads it: caught.
+  EXPECT_NE(run_shared(MakeGraph({64, 64, 64, 64},
+                                 {{"A", {0}, {1}}, {"RELU", {1}, {2}}, {"C", {1, 2}, {3}}})),
+            "");
+  // An op without an in-place rule (CONV_2D) writing over its input: caught.
+  EXPECT_NE(run_shared(MakeGraph({64, 64, 64, 64},
+                                 {{"A", {0}, {1}}, {"CONV_2D", {1}, {2}}, {"C", {2}, {3}}})),
+            "");
+}
+
 TEST(Runtime, VariablesKeepTheirStateAcrossInvocations) {
   const Graph graph = SvdfGraph();
   const auto naive = RunNaive(graph, VerificationKernels(), 3);
@@ -343,8 +381,7 @@ TEST(Runtime, PreallocatedTensorsStayOutOfTheArena) {
   EXPECT_EQ(in.stats().preallocated_bytes, 400u);
   EXPECT_EQ(in.stats().head_without_preallocation, plain.stats().head_bytes);
   EXPECT_LT(in.stats().head_bytes, plain.stats().head_bytes);
-  EXPECT_THAT(PrintRuntimeSummary(*heap2.arena, in),
-              HasSubstr("Preallocated 1 tensor (400 bytes"));
+  EXPECT_THAT(PrintRuntimeSummary(*heap2.arena, in), HasSubstr("Preallocated 1 tensor (400 bytes"));
   // Misuse.
   EXPECT_THROW(in.RegisterPreallocatedTensor({0, 1}, user), UsageError);  // too late
   Interpreter other(graph, *heap.arena, VerificationKernels(), With());

@@ -11,5 +11,6 @@ void AddVerifyCommand(CLI::App& app);
 void AddRulesCommand(CLI::App& app);
 void AddInspectCommand(CLI::App& app);
 void AddRunCommand(CLI::App& app);
+void AddEmbedCommand(CLI::App& app);
 
 }  // namespace memplan::cli

@@ -6,9 +6,11 @@
 #include "memplan/plan_file.h"
 #include "memplan/records_io.h"
 #include "memplan/table.h"
+#include "memplan/tflite.h"
 #include "memplan/workload.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/offline_check.h"
 #include "tools/variants.h"
 
 namespace memplan::cli {
@@ -19,7 +21,8 @@ constexpr std::size_t kMaxListed = 100;
 
 struct VerifyOptions {
   std::string input;
-  std::string plan;
+  std::string plan;              // empty: check the model's own offline plan
+  std::string inplace = "tflm";  // shares an offline plan may use
   std::optional<Bytes> align;
   ModelFlags model;  // how a model input becomes records
 };
@@ -36,8 +39,37 @@ struct VerifyOptions {
                   problems.size() >= kMaxListed ? " (the first ones listed)" : ""));
 }
 
+// `verify MODEL.tflite` without --plan: the OfflineMemoryAllocation plan the model
+// carries (e.g. from `memplan embed`), checked as TFLM will use it.
+void VerifyOfflinePlan(const VerifyOptions& o, const Workload& workload) {
+  if (workload.kind != "tflite" || o.model.intermediates_only)
+    throw UsageError(
+        fmt::format("verify {}: give --plan PLAN.json (only a .tflite model carries its own "
+                    "plan, checked in TFLM's accounting)",
+                    o.input));
+  if (!workload.problem.HasFixed())
+    throw InputError(fmt::format("{}: the model carries no {} plan; give --plan PLAN.json", o.input,
+                                 kOfflinePlanMetadata));
+  const Bytes alignment = o.align.value_or(workload.problem.alignment);
+  const OfflineCheck check =
+      CheckOfflinePlan(workload, InPlaceRuleSetNamed(o.inplace), alignment, kMaxListed);
+  auto violations = check.violations;
+  for (Violation& v : violations) v.message = o.input + ": " + v.message;
+  if (!violations.empty())
+    Reject(violations, fmt::format("{}: the offline plan does not fit the model", o.input),
+           "violation");
+  fmt::print(
+      "{}: OK: the offline plan fits: {} tensors placed{}, arena {} B (lower bound {} B), "
+      "{} in-place share{} (rules: {}), alignment {}\n",
+      o.input, check.placed,
+      check.online ? fmt::format(", {} left to TFLM", check.online) : std::string(),
+      WithThousands(check.arena_bytes), WithThousands(check.lower_bound), check.shares,
+      check.shares == 1 ? "" : "s", o.inplace, alignment);
+}
+
 void RunVerify(const VerifyOptions& o) {
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
+  if (o.plan.empty()) return VerifyOfflinePlan(o, workload);
   const std::string text = ReadFileBytes(o.plan);
   const PlanFile file = ParsePlanFile(text, o.plan);
   // The alignment the plan was made with (plan --align may have changed the input's).
@@ -90,11 +122,15 @@ void RunVerify(const VerifyOptions& o) {
 void AddVerifyCommand(CLI::App& app) {
   auto options = std::make_shared<VerifyOptions>();
   CLI::App* cmd =
-      app.add_subcommand("verify", "Check a plan file (from plan --out) against its input");
+      app.add_subcommand("verify", "Check a plan file (from plan --out) or a model's offline plan");
   cmd->add_option("input", options->input, "records .json/.csv, model .tflite/.onnx, or zoo:NAME")
       ->required();
-  cmd->add_option("-p,--plan", options->plan, "the plan file (JSON, as plan --out writes it)")
-      ->required();
+  cmd->add_option("-p,--plan", options->plan,
+                  "the plan file (JSON, as plan --out writes it); without it, the offline plan "
+                  "a .tflite model carries (memplan embed)");
+  cmd->add_option("--inplace", options->inplace,
+                  "without --plan: the in-place rules shared offsets may follow (tflm)")
+      ->check(CLI::IsMember({"none", "tflite", "tflm", "all"}));
   cmd->add_option("--align", options->align,
                   "alignment to check (default: the plan file's, else the input's)")
       ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));

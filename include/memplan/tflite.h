@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "memplan/graph.h"
+#include "memplan/workload.h"
 
 namespace memplan {
 
@@ -61,10 +62,43 @@ TfliteModel ParseTflite(std::string_view bytes, std::string_view source);
 // Reads a .tflite file (InputError naming the file when it cannot).
 TfliteModel ReadTfliteFile(const std::filesystem::path& path, std::string_view source = {});
 
+// The workload of a model already read (what LoadWorkload gives for a .tflite file):
+// shape bindings applied, records in the accounting `options` asks for. InputError for an
+// unusable offline plan (TFLM accounting) or tensors left without a size.
+Workload TfliteWorkload(TfliteModel model, std::string_view label, const LoadOptions& options);
+
 // Builtin operator names: "CONV_2D" for 3, "builtin(999)" for an unknown code.
 std::string BuiltinOperatorName(std::int32_t code);
 // The code of a builtin operator name, or nullopt.
 std::optional<std::int32_t> BuiltinOperatorCode(std::string_view name);
+
+// What `memplan embed` changes in an existing .tflite file.
+struct TfliteEmbedding {
+  // The OfflineMemoryAllocation metadata to write (replacing any existing entry): one
+  // offset per tensor of all subgraphs (subgraph 0 first), -1 = planned online.
+  std::vector<std::int32_t> offline_offsets;
+  std::uint32_t offline_version = 1;  // word 0 (TFLM ignores it; its tests write 1)
+  // Per subgraph: the file's op indices in the order to write them; a subgraph with an
+  // empty list (or no entry) keeps its order.
+  std::vector<std::vector<std::int32_t>> op_order;
+};
+
+// The model `bytes` with `embedding` applied, everything else kept byte for byte:
+// sub-tables, buffers and fields memplan's schema does not declare (quantization,
+// builtin options, signature defs, ...) are not re-serialised but referenced where they
+// are. The result is read back and compared before it is returned. InputError naming
+// `source` for models this cannot reproduce faithfully: data stored outside the
+// flatbuffer (buffer or custom-option offsets, models over 2 GiB), Model (or, when
+// reordering, SubGraph) fields newer than the official schema memplan knows, or an
+// `op_order` that is not a permutation of a subgraph's ops.
+std::string EmbedInTflite(std::string_view bytes, std::string_view source,
+                          const TfliteEmbedding& embedding);
+
+// The first difference between two graphs read from models (subgraph names, inputs and
+// outputs; tensor names, types, shapes, sizes, constant and variable flags; op types,
+// inputs, outputs, intermediates and called subgraphs), or empty when they are equal.
+// Offline offsets (fixed_offsets), source and format are not compared.
+std::string GraphDifference(const Graph& a, const Graph& b);
 
 // Options for writing a graph as .tflite.
 struct TfliteWriteOptions {

@@ -10,7 +10,11 @@
 namespace memplan {
 
 Workload LoadTfliteWorkload(std::string_view spec, const LoadOptions& options) {
-  TfliteModel model = ReadTfliteFile(std::filesystem::path(std::string(spec)), spec);
+  return TfliteWorkload(ReadTfliteFile(std::filesystem::path(std::string(spec)), spec), spec,
+                        options);
+}
+
+Workload TfliteWorkload(TfliteModel model, std::string_view spec, const LoadOptions& options) {
   const Accounting accounting =
       options.intermediates_only ? Accounting::kIntermediatesOnly : Accounting::kTflm;
   // TFLM refuses to run a model whose offline plan it cannot use; so does memplan when it

@@ -1,0 +1,253 @@
+// memplan embed MODEL.tflite -o OUT.tflite: plans the model as TFLM would run it and
+// writes the plan into a copy as TFLM's OfflineMemoryAllocation metadata (optionally
+// with outputs in place and the operators in a better order).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "memplan/error.h"
+#include "memplan/records_io.h"
+#include "memplan/table.h"
+#include "memplan/tflite.h"
+#include "tools/commands.h"
+#include "tools/exact_cli.h"
+#include "tools/model_options.h"
+#include "tools/offline_check.h"
+#include "tools/variants.h"
+
+namespace memplan::cli {
+
+namespace {
+
+struct EmbedOptions {
+  std::string model;
+  std::string out;
+  std::string strategy = "best";
+  std::optional<Bytes> align;
+  std::string inplace = "tflm";  // safe on TFLM's reference kernels
+  bool reorder = false;
+  ModelFlags model_flags;
+  std::string format = "text";
+  double time_limit_s = 10;
+  bool quiet = false;
+};
+
+// What was written, for the summary.
+struct EmbedReport {
+  std::string strategy;
+  std::string variant;  // "", "inplace=tflm", "reorder+inplace=tflm", ...
+  Bytes arena = 0;
+  Bytes lower_bound = 0;
+  Bytes plain_arena = 0;  // the strategy on the model's own records
+  std::size_t tensors = 0;
+  std::size_t planned = 0;
+  std::size_t shares = 0;
+  bool order_changed = false;
+  std::size_t input_bytes = 0;
+  std::size_t output_bytes = 0;
+  double ms = 0;
+};
+
+bool SameFile(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+}
+
+// Checks the call before any work, so a bad one writes nothing.
+void CheckPaths(const EmbedOptions& o) {
+  std::string lower = o.model;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!lower.ends_with(".tflite"))
+    throw UsageError(
+        fmt::format("embed writes TensorFlow Lite models: '{}' is not a .tflite file", o.model));
+  if (SameFile(o.model, o.out))
+    throw UsageError(fmt::format(
+        "-o {}: the output must be another file than the model (the input is never changed)",
+        o.out));
+  const std::filesystem::path parent = std::filesystem::path(o.out).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw InputError(fmt::format("{}: cannot write: no directory {}", o.out, parent.string()));
+}
+
+// One offset per tensor of all subgraphs (TFLM's order), -1 where nothing is planned.
+std::vector<std::int32_t> OfflineOffsets(const Workload& w, const OffsetPlan& plan) {
+  const Graph& g = *w.graph;
+  std::vector<std::size_t> first_of(g.subgraphs.size(), 0);
+  for (std::size_t s = 1; s < g.subgraphs.size(); ++s)
+    first_of[s] = first_of[s - 1] + g.subgraphs[s - 1].tensors.size();
+  std::vector<std::int32_t> out(g.TensorCount(), -1);
+  for (std::size_t i = 0; i < w.origins.size(); ++i) {
+    const Bytes offset = plan.offsets[i];
+    if (offset > static_cast<Bytes>(std::numeric_limits<std::int32_t>::max()))
+      throw InputError(
+          fmt::format("{}: {} sits at offset {}; TFLM's offline plan holds 32-bit offsets", w.label,
+                      w.problem.Describe(i), offset));
+    const TensorRef& t = w.origins[i];
+    out[first_of[static_cast<std::size_t>(t.subgraph)] + static_cast<std::size_t>(t.tensor)] =
+        static_cast<std::int32_t>(offset);
+  }
+  return out;
+}
+
+// TFLM's AllocateVariables reads a variable's offline offset at its index inside its own
+// subgraph, that is, in subgraph 0's part of the list (runtimes.md §4). A variable of a
+// later subgraph whose index holds an offset there would be put in the head at that
+// offset instead of the tail: name them, so the user knows before deploying.
+std::vector<std::string> MisreadVariables(const Graph& g,
+                                          const std::vector<std::int32_t>& offsets) {
+  std::vector<std::string> out;
+  for (std::size_t s = 1; s < g.subgraphs.size(); ++s)
+    for (std::size_t t = 0; t < g.subgraphs[s].tensors.size(); ++t)
+      if (g.subgraphs[s].tensors[t].is_variable && t < g.subgraphs[0].tensors.size() &&
+          offsets[t] != -1)
+        out.push_back(
+            fmt::format("'{}' (subgraph {}, tensor {})", g.subgraphs[s].tensors[t].name, s, t));
+  return out;
+}
+
+EmbedReport Embed(const EmbedOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  CheckPaths(o);
+  const auto keys = ExpandStrategies({o.strategy});
+  if (keys.size() != 1 || !keys[0].starts_with("offsets/"))
+    throw UsageError(fmt::format(
+        "--strategy {}: embed writes one offsets plan; give offsets/NAME (e.g. best, exact)",
+        o.strategy));
+  const std::string bytes = ReadFileBytes(o.model);
+  TfliteModel model = ParseTflite(bytes, o.model);
+  // An offline plan TFLM would refuse is replaced, not kept.
+  if (model.offline_plan && !model.offline_plan->problem.empty()) {
+    if (!o.quiet)
+      fmt::print(stderr, "memplan: {}: replacing the unusable {} metadata ({})\n", o.model,
+                 kOfflinePlanMetadata, model.offline_plan->problem);
+    model.offline_plan.reset();
+    model.graph.fixed_offsets.clear();
+  }
+  Workload workload = TfliteWorkload(std::move(model), o.model, ToLoadOptions(o.model_flags));
+  if (o.align) workload.problem.alignment = *o.align;
+  const ExactOptions exact = MakeExactOptions(o.time_limit_s, o.quiet);
+
+  // The model's own records, then the variants asked for; the smallest arena wins and,
+  // on a tie, the fewest changes (own records, then in place, then a new order).
+  Runs runs = RunStrategies(workload, keys, exact);
+  const Variants variants = BuildVariants(workload, {o.inplace, o.reorder, false});
+  RunVariants(workload, variants, keys, exact, runs);
+  const StrategyRun& chosen = runs.runs[runs.best];
+  const Variant* variant = VariantOf(variants, chosen);
+
+  EmbedReport r;
+  r.strategy = chosen.strategy;
+  r.variant = chosen.variant;
+  r.arena = chosen.bytes;
+  r.plain_arena = runs.runs.front().bytes;
+  r.lower_bound = variant ? chosen.lower_bound.value_or(0) : runs.lower_bound_bytes;
+  r.tensors = workload.graph->TensorCount();
+  r.planned = workload.problem.size();
+  r.shares = variant ? variant->merged.shares.size() : 0;
+  r.order_changed = variant && variant->reordered.has_value();
+  r.input_bytes = bytes.size();
+
+  TfliteEmbedding embedding;
+  embedding.offline_offsets = OfflineOffsets(workload, *chosen.offsets);
+  if (r.order_changed) embedding.op_order = variant->op_order;
+  if (const auto misread = MisreadVariables(*workload.graph, embedding.offline_offsets);
+      !misread.empty() && !o.quiet)
+    fmt::print(stderr,
+               "memplan: warning: TFLM reads the offline offset of a variable of subgraph 1 or "
+               "later at its index in subgraph 0; it would place {} in the arena's head at "
+               "subgraph 0's offsets\n",
+               fmt::join(misread, ", "));
+  const std::string written = EmbedInTflite(bytes, o.model, embedding);
+
+  // What TFLM will read: the written model's offline plan, checked on its own terms.
+  const Workload back =
+      TfliteWorkload(ParseTflite(written, o.out), o.out, ToLoadOptions(o.model_flags));
+  const InPlaceRuleSet& rules = InPlaceRuleSetNamed(variant ? o.inplace : "none");
+  std::vector<bool> kept(workload.problem.size());
+  for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = workload.problem.IsFixed(i);
+  const OfflineCheck check = CheckOfflinePlan(back, rules, workload.problem.alignment, 10, kept);
+  if (!check.violations.empty() || check.online != 0 || check.arena_bytes != r.arena)
+    throw InternalError(fmt::format(
+        "{}: embed: the written offline plan does not check out: {}", o.out,
+        check.violations.empty()
+            ? fmt::format("{} tensors online, arena {}", check.online, check.arena_bytes)
+            : check.violations[0].message));
+  WriteFileAtomically(o.out, written);
+  r.output_bytes = written.size();
+  r.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+void RunEmbed(const EmbedOptions& o) {
+  const EmbedReport r = Embed(o);
+  const std::string strategy =
+      r.variant.empty() ? r.strategy : fmt::format("{}[{}]", r.strategy, r.variant);
+  if (o.format == "json") {
+    nlohmann::ordered_json j;
+    j["input"] = o.model;
+    j["output"] = o.out;
+    j["strategy"] = r.strategy;
+    j["variant"] = r.variant;
+    j["arena_bytes"] = r.arena;
+    j["lower_bound_bytes"] = r.lower_bound;
+    j["arena_without_variant_bytes"] = r.plain_arena;
+    j["tensors"] = r.tensors;
+    j["tensors_planned"] = r.planned;
+    j["inplace_shares"] = r.shares;
+    j["order_changed"] = r.order_changed;
+    j["input_bytes"] = r.input_bytes;
+    j["output_bytes"] = r.output_bytes;
+    j["embed_ms"] = r.ms;
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("{}: offline plan of {} ({})\n", o.out, o.model, strategy);
+  fmt::print("  arena            {} B (lower bound {} B{})\n", WithThousands(r.arena),
+             WithThousands(r.lower_bound),
+             r.variant.empty()
+                 ? std::string()
+                 : fmt::format("; {} B without {}", WithThousands(r.plain_arena), r.variant));
+  fmt::print("  tensors planned  {} of {} (the others -1: constants, variables, empty)\n",
+             r.planned, r.tensors);
+  fmt::print("  in-place shares  {}{}\n", r.shares,
+             o.inplace == "none" ? std::string() : fmt::format(" (rules: {})", o.inplace));
+  fmt::print("  operator order   {}\n", r.order_changed ? "changed" : "unchanged");
+  fmt::print("  written          {} B ({} B more than the model) in {:.0f} ms\n",
+             WithThousands(r.output_bytes),
+             WithThousands(r.output_bytes - std::min(r.output_bytes, r.input_bytes)), r.ms);
+}
+
+}  // namespace
+
+void AddEmbedCommand(CLI::App& app) {
+  auto options = std::make_shared<EmbedOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "embed", "Write a plan into a copy of a .tflite model as TFLM's offline plan");
+  cmd->add_option("model", options->model, "the .tflite model (never changed)")->required();
+  cmd->add_option("-o,--out", options->out, "the model to write (another file)")->required();
+  cmd->add_option("-s,--strategy", options->strategy,
+                  "offsets strategy: best (default), exact, tflm_greedy, ...");
+  cmd->add_option("--align", options->align, "alignment of every offset in bytes (16)")
+      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
+  cmd->add_option("--inplace", options->inplace,
+                  "let outputs share a dying input's memory by these rules (tflm, the default, "
+                  "is safe on TFLM's reference kernels; none to turn it off)")
+      ->check(CLI::IsMember({"none", "tflite", "tflm", "all"}));
+  cmd->add_flag("--reorder", options->reorder,
+                "also write the operators in the order that keeps the fewest bytes alive");
+  AddModelFlags(*cmd, options->model_flags, /*with_accounting=*/false);
+  cmd->add_option("-f,--format", options->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--time-limit", options->time_limit_s, "seconds for the exact solver (10)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
+  cmd->callback([options] { RunEmbed(*options); });
+}
+
+}  // namespace memplan::cli
