@@ -20,7 +20,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxSearchRecords = 3000;
 
 // Nodes a decision question first spends on the load bound itself.
-constexpr std::uint64_t kTightFirstNodes = 50000;
+constexpr std::uint64_t kTightFirstNodes = 8000;
 
 // Search nodes the "exact" strategy may spend (about a second on a few hundred records).
 constexpr std::uint64_t kStrategyNodeLimit = 200000;
