@@ -12,6 +12,9 @@ namespace {
 
 constexpr Units kNone = std::numeric_limits<Units>::max();
 constexpr std::size_t kRefutedSlots = std::size_t{1} << 16;
+// Bits of a packed release word that hold the buffer.
+constexpr int kBufferBits = 20;
+constexpr std::size_t kMaxPacked = (std::size_t{1} << kBufferBits) - 1;
 
 // A fixed sequence of well-mixed numbers (splitmix64), so hashes are reproducible.
 std::uint64_t Mix(std::uint64_t& state) {
@@ -132,6 +135,17 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
       if (!covered) break;
     }
   }
+  // When no buffer waits at `start` for a lower rank, the rank blocks nothing: the
+  // refutation then holds for every rank of any ranking at this offset.
+  bool blocks = false;
+  for (int bi : active) {
+    const auto b = static_cast<std::size_t>(bi);
+    if (low_[b] == start && rank_[b] < rank) {
+      blocks = true;
+      break;
+    }
+  }
+  if (!blocks) rank = -1;
   Refuted& r = refuted_[slot];
   if (r.key != key || start < r.start || (start == r.start && rank < 0) ||
       (start == r.start && r.ranking == ranking_ && rank < r.rank))
@@ -157,22 +171,26 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
 
   out.clear();
   releases_.clear();
+  wide_releases_.clear();
+  // Releases sort as single words, (release, buffer) packed, when they fit (they do
+  // whenever the capacity in units is below 2^44); otherwise as pairs.
+  const bool packed = capacity_ < (Units{1} << (64 - kBufferBits)) && in_.buffers() <= kMaxPacked;
   for (int bi : active) {
     const auto b = static_cast<std::size_t>(bi);
     Units release = low_[b];
-    if (blocked(b)) release = in_.Lift(bi, lowest + min_size);
+    const bool is_blocked = blocked(b);
+    if (is_blocked) release = in_.Lift(bi, lowest + min_size);
     if (release + in_.size[b] > capacity_) return false;
-    releases_.push_back({release, bi});
-    if (!blocked(b) && low_[b] < min_top) out.push_back({low_[b], rank_[b], bi});
+    if (packed)
+      releases_.push_back(release << kBufferBits | b);
+    else
+      wide_releases_.push_back({release, bi});
+    if (!is_blocked && low_[b] < min_top) out.push_back({low_[b], rank_[b], bi});
   }
-  std::sort(releases_.begin(), releases_.end(), [](const Release& a, const Release& b) {
-    return a.release != b.release ? a.release < b.release : a.buffer < b.buffer;
-  });
   // Each section's lowest possible start is the lowest release among its unplaced
   // buffers: paint sections in order of release, each with the first one to reach it.
   std::fill(unpainted_.begin(), unpainted_.end(), ~std::uint64_t{0});
-  for (const Release& r : releases_) {
-    const auto b = static_cast<std::size_t>(r.buffer);
+  auto paint = [&](Units release, std::size_t b) {
     const std::size_t first_word = static_cast<std::size_t>(in_.lo[b]) / 64;
     const std::size_t last_word = static_cast<std::size_t>(in_.hi[b]) / 64;
     for (std::size_t w = first_word; w <= last_word; ++w) {
@@ -182,12 +200,25 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
       while (fresh) {
         const std::size_t s = w * 64 + static_cast<std::size_t>(__builtin_ctzll(fresh));
         fresh &= fresh - 1;
-        const Units floor = std::max(floor_[s], r.release);
+        const Units floor = std::max(floor_[s], release);
         const Units room = in_.any_obstacles ? in_.Available(static_cast<int>(s), floor, capacity_)
                                              : (floor >= capacity_ ? 0 : capacity_ - floor);
         if (remaining_[s] > room) return false;
       }
     }
+    return true;
+  };
+  if (packed) {
+    std::sort(releases_.begin(), releases_.end());
+    for (std::uint64_t r : releases_)
+      if (!paint(r >> kBufferBits, static_cast<std::size_t>(r & kMaxPacked))) return false;
+  } else {
+    std::sort(wide_releases_.begin(), wide_releases_.end(), [](const Release& a, const Release& b) {
+      return a.release != b.release ? a.release < b.release : a.buffer < b.buffer;
+    });
+    for (const Release& r : wide_releases_)
+      if (!paint(r.release, static_cast<std::size_t>(r.buffer))) return false;
+    wide_releases_.clear();
   }
   std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
     return a.start != b.start ? a.start < b.start : a.rank < b.rank;

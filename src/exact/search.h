@@ -117,7 +117,8 @@ class Search {
   std::vector<std::vector<Candidate>> candidates_;
   std::vector<std::vector<int>> rest_;
   std::vector<std::vector<Part>> parts_;
-  std::vector<Release> releases_;
+  std::vector<std::uint64_t> releases_;  // packed (release, buffer) words
+  std::vector<Release> wide_releases_;   // when they do not fit in a word
   std::vector<std::uint64_t> unpainted_;
   std::vector<int> part_of_;
 };
