@@ -170,24 +170,33 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   const exact::Instance in = exact::BuildInstance(problem);
   const Bytes unit = in.unit;  // every arena is a multiple of it
   bound = RoundUp(bound, unit);
-  const auto per_probe = options.per_probe_limit.count() > 0
-                             ? ToDuration(options.per_probe_limit)
-                             : std::max(ToDuration(options.time_limit) / 4,
-                                        ToDuration(std::chrono::duration<double>(0.5)));
+  // Questions start with a small budget (a 32nd of the total, in nodes when a node limit
+  // is given so the answer stays a pure function) that doubles each time the whole range
+  // has been tried: easy capacities near the frontier are settled first, and the hard
+  // ones are asked again with more effort. A given per_probe_limit is used as is.
+  const bool fixed_budget = options.per_probe_limit.count() > 0;
+  Clock::duration per_probe = fixed_budget
+                                  ? ToDuration(options.per_probe_limit)
+                                  : std::max(ToDuration(options.time_limit) / 32,
+                                             ToDuration(std::chrono::duration<double>(0.05)));
+  std::uint64_t probe_nodes =
+      options.node_limit ? std::max<std::uint64_t>(options.node_limit / 32, 1) : 0;
   std::uint64_t nodes = 0;
   auto report = [&](Bytes probing) {
     if (options.progress) options.progress({best.arena_bytes, bound, probing, nodes, elapsed()});
   };
   // Asks one capacity; updates the best plan and the bound. Returns the answer.
-  auto probe = [&](Bytes capacity, Clock::time_point probe_deadline) {
+  auto probe = [&](Bytes capacity, bool last) {
     report(capacity);
     std::uint64_t limit = 0;
     if (options.node_limit) {
       if (nodes >= options.node_limit) return FitAnswer::kUnknown;
       limit = options.node_limit - nodes;
+      if (!last) limit = std::min(limit, probe_nodes);
     }
-    const FitResult fit =
-        Decide(problem, in, capacity, std::min(probe_deadline, deadline), limit, options.threads);
+    Clock::time_point probe_deadline = deadline;
+    if (!last && !options.node_limit) probe_deadline = std::min(deadline, Clock::now() + per_probe);
+    const FitResult fit = Decide(problem, in, capacity, probe_deadline, limit, options.threads);
     nodes += fit.nodes;
     if (fit.answer == FitAnswer::kYes) {
       OffsetPlan plan = MakeOffsetPlan(problem, "exact", fit.offsets);
@@ -200,21 +209,34 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   auto out_of_budget = [&] {
     return Clock::now() >= deadline || (options.node_limit && nodes >= options.node_limit);
   };
+  // Would a doubled budget still leave room for a few questions?
+  auto can_grow = [&] {
+    if (fixed_budget) return false;
+    if (options.node_limit) return nodes + 4 * probe_nodes < options.node_limit;
+    return Clock::now() + 4 * per_probe < deadline;
+  };
 
   // The load bound first: most problems either reach it or are refuted there quickly.
-  Bytes low = bound;  // no capacity below `low` is worth asking
-  if (probe(bound, Clock::now() + per_probe) == FitAnswer::kUnknown) low = bound + unit;
+  Bytes low = bound;  // no capacity below `low` is worth asking with this budget
+  if (probe(bound, false) == FitAnswer::kUnknown) low = bound + unit;
   // Then bisect between what is known not to fit (or is too hard) and the best plan.
   while (bound < best.arena_bytes && !out_of_budget()) {
     low = std::max(low, bound);
     const Bytes high = best.arena_bytes - unit;
     if (low > high) {
-      // Everything below has been tried: spend the rest proving the best plan optimal.
-      if (probe(high, deadline) == FitAnswer::kUnknown) break;
+      if (can_grow()) {
+        // Every capacity has been tried: try the hard ones again with twice the effort.
+        per_probe *= 2;
+        probe_nodes *= 2;
+        low = bound;
+        continue;
+      }
+      // Spend the rest proving the best plan optimal.
+      if (probe(high, true) == FitAnswer::kUnknown) break;
       continue;
     }
     const Bytes mid = low + (high - low) / unit / 2 * unit;
-    if (probe(mid, Clock::now() + per_probe) == FitAnswer::kUnknown) low = mid + unit;
+    if (probe(mid, false) == FitAnswer::kUnknown) low = mid + unit;
   }
   report(0);
   result.nodes = nodes;
