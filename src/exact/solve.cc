@@ -186,16 +186,18 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
     if (options.progress) options.progress({best.arena_bytes, bound, probing, nodes, elapsed()});
   };
   // Asks one capacity; updates the best plan and the bound. Returns the answer.
-  auto probe = [&](Bytes capacity, bool last) {
+  // `effort` scales the current budget; `last` lifts it.
+  auto probe = [&](Bytes capacity, bool last, unsigned effort = 1) {
     report(capacity);
     std::uint64_t limit = 0;
     if (options.node_limit) {
       if (nodes >= options.node_limit) return FitAnswer::kUnknown;
       limit = options.node_limit - nodes;
-      if (!last) limit = std::min(limit, probe_nodes);
+      if (!last) limit = std::min(limit, probe_nodes * effort);
     }
     Clock::time_point probe_deadline = deadline;
-    if (!last && !options.node_limit) probe_deadline = std::min(deadline, Clock::now() + per_probe);
+    if (!last && !options.node_limit)
+      probe_deadline = std::min(deadline, Clock::now() + per_probe * effort);
     const FitResult fit = Decide(problem, in, capacity, probe_deadline, limit, options.threads);
     nodes += fit.nodes;
     if (fit.answer == FitAnswer::kYes) {
@@ -216,19 +218,25 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
     return Clock::now() + 4 * per_probe < deadline;
   };
 
-  // The load bound first: most problems either reach it or are refuted there quickly.
+  // The load bound first, with 8 budgets (a quarter of the total): most problems either
+  // reach it or are refuted there, and it is the tightest, best pruned question.
+  const unsigned bound_effort = fixed_budget ? 1 : 8;
+  unsigned passes_to_bound = bound_effort;  // doublings until the bound is worth asking again
   Bytes low = bound;  // no capacity below `low` is worth asking with this budget
-  if (probe(bound, false) == FitAnswer::kUnknown) low = bound + unit;
+  if (probe(bound, false, bound_effort) == FitAnswer::kUnknown) low = bound + unit;
   // Then bisect between what is known not to fit (or is too hard) and the best plan.
   while (bound < best.arena_bytes && !out_of_budget()) {
     low = std::max(low, bound);
     const Bytes high = best.arena_bytes - unit;
     if (low > high) {
       if (can_grow()) {
-        // Every capacity has been tried: try the hard ones again with twice the effort.
+        // Every capacity has been tried: try the hard ones again with twice the effort,
+        // the bound itself first once the budget passes what it was asked with.
         per_probe *= 2;
         probe_nodes *= 2;
         low = bound;
+        passes_to_bound /= 2;
+        if (passes_to_bound == 0 && probe(bound, false) == FitAnswer::kUnknown) low = bound + unit;
         continue;
       }
       // Spend the rest proving the best plan optimal.
