@@ -238,6 +238,33 @@ TEST(Exact, TimeLimitStopsAHardInstance) {
   EXPECT_GE(r.bound_bytes, 1048576u);  // its load bound
 }
 
+// Above the search's record limit a problem that splits into time components is solved
+// component by component: in time, never worse than the heuristic start, with a bound.
+TEST(Exact, LargeProblemsAreSolvedByTimeComponents) {
+  Problem p;
+  for (std::uint64_t block = 0; block < 8; ++block) {
+    const Problem part = testing::RandomProblem(
+        block + 1, {.records = 450, .steps = 40, .max_size = 1000, .zero_fraction = 0});
+    for (UsageRecord r : part.records) {
+      r.first += static_cast<Step>(block) * 50;
+      r.last += static_cast<Step>(block) * 50;
+      p.records.push_back(r);
+    }
+  }
+  ExactOptions options;
+  options.time_limit = std::chrono::seconds(2);
+  const auto start = std::chrono::steady_clock::now();
+  const ExactResult r = SolveExact(p, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 15.0);  // the limit plus the heuristics, with room for slow builds
+  ASSERT_TRUE(r.plan);
+  EXPECT_TRUE(FindViolations(p, *r.plan).empty());
+  EXPECT_LE(r.plan->arena_bytes, PlanOffsets(p, "best").arena_bytes);
+  EXPECT_GE(r.bound_bytes, ExactLowerBound(p));
+  EXPECT_LE(r.bound_bytes, r.plan->arena_bytes);
+}
+
 TEST(Exact, ZeroBudgetAnswersUnknownAtOnce) {
   const Problem p = testing::RandomProblem(3, {.records = 60, .steps = 20});
   const Bytes bound = ExactLowerBound(p);

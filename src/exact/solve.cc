@@ -6,6 +6,7 @@
 #include "memplan/bounds.h"
 #include "memplan/exact.h"
 #include "memplan/offsets.h"
+#include "src/exact/components.h"
 #include "src/exact/instance.h"
 #include "src/exact/portfolio.h"
 
@@ -94,6 +95,48 @@ Bytes RoundUp(Bytes value, Bytes unit) {
 
 }  // namespace
 
+ExactResult SolveExact(const Problem& problem, const ExactOptions& options);
+
+namespace {
+
+// Too many records for one search: when the problem splits into time components, each is
+// minimized on its own (small ones by the search, with an even share of what is left of
+// the budget) and the plans are combined. Keeps `best` when the combination is not
+// smaller; the largest proven component bound is a bound of the whole.
+void SolveComponents(const Problem& problem, const ExactOptions& options, Clock::time_point started,
+                     OffsetPlan& best, Bytes& bound) {
+  const std::vector<std::vector<std::size_t>> components = exact::TimeComponents(problem);
+  if (components.size() < 2) return;
+  const Clock::time_point deadline = started + ToDuration(options.time_limit);
+  std::vector<Bytes> offsets(problem.size(), 0);
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    if (problem.IsFixed(i)) offsets[i] = *problem.fixed_offsets[i];
+  Bytes component_bound = 0;
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    const Problem sub = exact::SubProblem(problem, components[c]);
+    ExactOptions sub_options;
+    const auto left = std::max(Clock::duration::zero(), deadline - Clock::now());
+    sub_options.time_limit = left / static_cast<long>(components.size() - c);
+    sub_options.node_limit = options.node_limit / components.size();
+    if (options.node_limit)
+      sub_options.node_limit = std::max<std::uint64_t>(sub_options.node_limit, 1);
+    sub_options.threads = options.threads;
+    // The components are searched as problems of their own (not as nested calls).
+    solving = false;
+    const ExactResult r = SolveExact(sub, sub_options);
+    solving = true;
+    for (std::size_t k = 0; k < components[c].size(); ++k)
+      offsets[components[c][k]] = r.plan->offsets[k];
+    component_bound = std::max(component_bound, r.bound_bytes);
+  }
+  OffsetPlan combined = MakeOffsetPlan(problem, "exact", offsets);
+  VerifyOrThrow(problem, combined);
+  if (combined.arena_bytes < best.arena_bytes) best = std::move(combined);
+  bound = std::max(bound, std::min(component_bound, best.arena_bytes));
+}
+
+}  // namespace
+
 FitResult FitsInCapacity(const Problem& problem, Bytes capacity, const FitOptions& options) {
   Validate(problem);
   const Clock::time_point deadline = Clock::now() + ToDuration(options.time_limit);
@@ -160,6 +203,8 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   OffsetPlan best = nested ? PlanOffsets(problem, "greedy_by_size") : HeuristicStart(problem);
   best.strategy = "exact";
   Bytes bound = load;
+  if (!nested && best.arena_bytes > bound && FreeRecords(problem) > kMaxSearchRecords)
+    SolveComponents(problem, options, started, best, bound);
   if (nested || best.arena_bytes <= bound || FreeRecords(problem) > kMaxSearchRecords) {
     result.status = best.arena_bytes <= bound ? ExactStatus::kOptimal : ExactStatus::kGap;
     result.bound_bytes = std::min(bound, best.arena_bytes);
