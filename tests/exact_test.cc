@@ -10,6 +10,10 @@
 #include "memplan/exact.h"
 #include "memplan/offsets.h"
 #include "memplan/workload.h"
+#include "src/exact/instance.h"
+#include "src/exact/portfolio.h"
+#include "src/exact/preorder.h"
+#include "src/exact/search.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -103,6 +107,61 @@ TEST(Exact, DecisionAnswersMatchBruteForce) {
   }
 }
 
+// Runs one search to its end (no limit).
+class Unlimited final : public exact::Pacer {
+ public:
+  bool Tick() override { return true; }
+};
+
+// One portfolio member on its own, as the portfolio builds it.
+exact::Search::Outcome RunMember(const exact::Instance& in, std::string_view keys, Bytes capacity,
+                                 std::vector<exact::Units>* offsets = nullptr) {
+  const bool fixed = keys.ends_with('.');
+  exact::Search search(in, exact::Preorder(in, keys), capacity / in.unit,
+                       fixed ? std::string_view() : keys);
+  Unlimited pacer;
+  const exact::Search::Outcome outcome = search.Run(pacer);
+  if (offsets) *offsets = search.offsets();
+  return outcome;
+}
+
+// Every member must be sound and complete by itself (the portfolio answers with whichever
+// needs the fewest nodes): its pruning (decomposition into parts searched from offset 0
+// and ranked afresh, refuted states shared across rankings, release times, dominance)
+// must keep a plan at the optimum and refute one byte less. Long steps with short
+// lifetimes make problems that split into parts during the search.
+TEST(ExactSearch, EveryPortfolioMemberAgreesWithBruteForce) {
+  const Shape shapes[] = {
+      kShapes[0],
+      kShapes[1],
+      kShapes[2],
+      {"split", {.records = 8, .steps = 14, .max_size = 9, .zero_fraction = 0}},
+      {"split+aligned", {.records = 8, .steps = 12, .max_size = 20, .alignment = 4}},
+  };
+  for (const Shape& shape : shapes) {
+    for (std::uint64_t seed = 101; seed <= 130; ++seed) {
+      SCOPED_TRACE(std::string(shape.label) + " seed " + std::to_string(seed));
+      const Problem p = testing::RandomProblem(seed, shape.options);
+      const Bytes optimum = BruteForceOptimum(p);
+      const exact::Instance in = exact::BuildInstance(p);
+      for (std::string_view keys : exact::PortfolioOrderings()) {
+        SCOPED_TRACE(std::string(keys));
+        std::vector<exact::Units> starts;
+        ASSERT_EQ(RunMember(in, keys, optimum, &starts), exact::Search::Outcome::kFound);
+        std::vector<Bytes> offsets(p.size(), 0);
+        for (std::size_t i = 0; i < p.size(); ++i)
+          if (p.IsFixed(i)) offsets[i] = *p.fixed_offsets[i];
+        for (std::size_t b = 0; b < in.buffers(); ++b) offsets[in.record[b]] = starts[b] * in.unit;
+        const OffsetPlan plan = MakeOffsetPlan(p, "exact", offsets);
+        EXPECT_TRUE(FindViolations(p, plan).empty());
+        EXPECT_LE(plan.arena_bytes, optimum);
+        if (optimum >= in.unit)
+          EXPECT_EQ(RunMember(in, keys, optimum - in.unit), exact::Search::Outcome::kExhausted);
+      }
+    }
+  }
+}
+
 // MiniMalloc's example: five buffers of 4 bytes, capacity 12 (half-open lifetimes
 // [0,3) [3,9) [0,9) [9,21) [0,21) as inclusive steps).
 Problem MiniMallocExample() {
@@ -177,6 +236,33 @@ TEST(Exact, TimeLimitStopsAHardInstance) {
   EXPECT_TRUE(FindViolations(w.problem, *r.plan).empty());
   EXPECT_LE(r.plan->arena_bytes, PlanOffsets(w.problem, "greedy_by_size").arena_bytes);
   EXPECT_GE(r.bound_bytes, 1048576u);  // its load bound
+}
+
+// Above the search's record limit a problem that splits into time components is solved
+// component by component: in time, never worse than the heuristic start, with a bound.
+TEST(Exact, LargeProblemsAreSolvedByTimeComponents) {
+  Problem p;
+  for (std::uint64_t block = 0; block < 8; ++block) {
+    const Problem part = testing::RandomProblem(
+        block + 1, {.records = 450, .steps = 40, .max_size = 1000, .zero_fraction = 0});
+    for (UsageRecord r : part.records) {
+      r.first += static_cast<Step>(block) * 50;
+      r.last += static_cast<Step>(block) * 50;
+      p.records.push_back(r);
+    }
+  }
+  ExactOptions options;
+  options.time_limit = std::chrono::seconds(2);
+  const auto start = std::chrono::steady_clock::now();
+  const ExactResult r = SolveExact(p, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 15.0);  // the limit plus the heuristics, with room for slow builds
+  ASSERT_TRUE(r.plan);
+  EXPECT_TRUE(FindViolations(p, *r.plan).empty());
+  EXPECT_LE(r.plan->arena_bytes, PlanOffsets(p, "best").arena_bytes);
+  EXPECT_GE(r.bound_bytes, ExactLowerBound(p));
+  EXPECT_LE(r.bound_bytes, r.plan->arena_bytes);
 }
 
 TEST(Exact, ZeroBudgetAnswersUnknownAtOnce) {

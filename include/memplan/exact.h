@@ -61,8 +61,9 @@ struct ExactProgress {
 struct ExactOptions {
   // Total wall-clock budget (the command's --time-limit).
   std::chrono::duration<double> time_limit = std::chrono::seconds(10);
-  // Budget of one capacity question; 0 = a share of the total that leaves room for
-  // several questions (a quarter of it, at least 0.5 s).
+  // Budget of one capacity question; 0 = adaptive: the load bound gets a quarter of the
+  // total, the other questions start at a 32nd (at least 0.05 s; of the node limit when
+  // one is given) that doubles after each pass over the range of capacities.
   std::chrono::duration<double> per_probe_limit = std::chrono::seconds(0);
   // Total search nodes over all questions; 0 = no node limit (see FitOptions).
   std::uint64_t node_limit = 0;
@@ -95,7 +96,8 @@ struct ExactResult {
 
 // Minimizes the arena (or, with options.capacity, decides one capacity). Starts from
 // the best heuristic plan, asks the lower bound first, then bisects between the best
-// proven bound and the best plan, each question with its own budget.
+// proven bound and the best plan, each question with its own budget. Problems too large
+// for one search are minimized per time component when they split into several.
 ExactResult SolveExact(const Problem& problem, const ExactOptions& options = {});
 
 // A lower bound on any plan's arena that holds with alignment and fixed offsets too:

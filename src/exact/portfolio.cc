@@ -78,7 +78,10 @@ class Member final : public Pacer {
         return;
       }
     }
-    Search search(instance_, Preorder(instance_, ordering_), capacity_);
+    // A trailing '.' keeps the initial ranking in the parts of a decomposition.
+    const bool fixed = ordering_.ends_with('.');
+    Search search(instance_, Preorder(instance_, ordering_), capacity_,
+                  fixed ? std::string_view() : ordering_);
     const Search::Outcome outcome = search.Run(*this);
     std::unique_lock lock(shared_.mutex);
     if (outcome == Search::Outcome::kFound) offsets_ = search.offsets();
@@ -102,7 +105,7 @@ class Member final : public Pacer {
 }  // namespace
 
 const std::vector<std::string_view>& PortfolioOrderings() {
-  static const std::vector<std::string_view> orderings = {"TWA", "WAT", "TAW", "ZWA"};
+  static const std::vector<std::string_view> orderings = {"TWA", "TAW", "TWA."};
   return orderings;
 }
 

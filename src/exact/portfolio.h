@@ -18,7 +18,8 @@ struct PortfolioAnswer {
   std::uint64_t nodes = 0;     // nodes over all members
 };
 
-// The orderings the portfolio runs, in priority order.
+// The orderings the portfolio runs, in priority order (Preorder keys; the parts found by
+// decomposition are ranked afresh by them, except after a trailing '.').
 const std::vector<std::string_view>& PortfolioOrderings();
 
 PortfolioAnswer RunPortfolio(const Instance& instance, Units capacity, unsigned threads,

@@ -1,5 +1,7 @@
 #include "src/exact/search.h"
 
+#include "src/exact/preorder.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -10,6 +12,9 @@ namespace {
 
 constexpr Units kNone = std::numeric_limits<Units>::max();
 constexpr std::size_t kRefutedSlots = std::size_t{1} << 16;
+// Bits of a packed release word that hold the buffer.
+constexpr int kBufferBits = 20;
+constexpr std::size_t kMaxPacked = (std::size_t{1} << kBufferBits) - 1;
 
 // A fixed sequence of well-mixed numbers (splitmix64), so hashes are reproducible.
 std::uint64_t Mix(std::uint64_t& state) {
@@ -21,8 +26,9 @@ std::uint64_t Mix(std::uint64_t& state) {
 
 }  // namespace
 
-Search::Search(const Instance& instance, std::vector<int> rank, Units capacity)
-    : in_(instance), rank_(std::move(rank)), capacity_(capacity) {
+Search::Search(const Instance& instance, std::vector<int> rank, Units capacity,
+               std::string_view keys)
+    : in_(instance), rank_(std::move(rank)), keys_(keys), capacity_(capacity) {
   const std::size_t n = in_.buffers();
   const auto sections = static_cast<std::size_t>(in_.sections);
   words_ = (sections + 63) / 64;
@@ -49,9 +55,10 @@ Search::Search(const Instance& instance, std::vector<int> rank, Units capacity)
   }
   refuted_.assign(n > 0 ? kRefutedSlots : 1, Refuted{});
   // Every level of the search removes at least one buffer from the active set.
-  candidates_.resize(n + 2);
-  rest_.resize(n + 2);
-  parts_.resize(n + 2);
+  // (and a level that splits the problem into parts is followed by one that does not).
+  candidates_.resize(2 * n + 4);
+  rest_.resize(2 * n + 4);
+  parts_.resize(2 * n + 4);
   unpainted_.resize(words_);
   part_of_.resize(sections);
 }
@@ -62,35 +69,50 @@ Search::Outcome Search::Run(Pacer& pacer) {
   std::vector<int> all(in_.buffers());
   std::iota(all.begin(), all.end(), 0);
   try {
-    return Solve(all, 0, -1, 0) ? Outcome::kFound : Outcome::kExhausted;
+    return Solve(all, 0, -1, 0, 0, in_.sections - 1) ? Outcome::kFound : Outcome::kExhausted;
   } catch (const Stopped&) {
     return Outcome::kStopped;
   }
 }
 
-bool Search::Solve(std::span<const int> active, Units start, int rank, std::size_t depth) {
+bool Search::Solve(std::span<const int> active, Units start, int rank, std::size_t depth, int lo,
+                   int hi) {
   if (active.empty()) return true;
   if (!pacer_->Tick()) throw Stopped{};
 
-  if (active.size() > 1) {
-    std::vector<std::vector<int>>& parts = parts_[depth];
-    if (Decompose(active, depth, parts)) {
-      const std::size_t mark = placements_.size();
-      for (const std::vector<int>& part : parts) {
-        if (!Solve(part, start, rank, depth + 1)) {
-          Undo(mark);
-          return false;
-        }
+  std::vector<Part>& parts = parts_[depth];
+  if (Decompose(active, lo, hi, parts)) {
+    const std::size_t mark = placements_.size();
+    for (const Part& part : parts) {
+      // Independent of everything else, a part is a problem of its own: it is searched
+      // from offset 0 in its own canonical order (its buffers ranked afresh, T counting
+      // what is still unplaced). Every plan of it is reachable that way.
+      std::vector<int> saved;
+      const std::uint64_t ranking = ranking_;
+      if (!keys_.empty()) {
+        for (int b : part.buffers) saved.push_back(rank_[static_cast<std::size_t>(b)]);
+        RankBuffers(in_, keys_, part.buffers, remaining_, rank_);
+        // Refuted states remember a rank, which compares only within one ranking.
+        ranking_ = 0;
+        for (int b : part.buffers) ranking_ ^= buffer_hash_[static_cast<std::size_t>(b)];
       }
-      return true;
+      const bool solved = Solve(part.buffers, 0, -1, depth + 1, part.lo, part.hi);
+      ranking_ = ranking;
+      for (std::size_t i = 0; i < saved.size(); ++i)
+        rank_[static_cast<std::size_t>(part.buffers[i])] = saved[i];
+      if (!solved) {
+        Undo(mark);
+        return false;
+      }
     }
+    return true;
   }
 
   const std::uint64_t key = Hash(active);
   const std::size_t slot = key & (refuted_.size() - 1);
   {
     const Refuted& r = refuted_[slot];
-    if (r.key == key && (r.start < start || (r.start == start && r.rank <= rank))) return false;
+    if (r.key == key && (r.start < start || (r.start == start && Covers(r, rank)))) return false;
   }
 
   std::vector<Candidate>& candidates = candidates_[depth];
@@ -108,14 +130,26 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
           covered = true;
           break;
         }
-      if (Solve(rest, c.start, c.rank, depth + 1)) return true;
+      if (Solve(rest, c.start, c.rank, depth + 1, lo, hi)) return true;
       Undo(mark);
       if (!covered) break;
     }
   }
+  // When no buffer waits at `start` for a lower rank, the rank blocks nothing: the
+  // refutation then holds for every rank of any ranking at this offset.
+  bool blocks = false;
+  for (int bi : active) {
+    const auto b = static_cast<std::size_t>(bi);
+    if (low_[b] == start && rank_[b] < rank) {
+      blocks = true;
+      break;
+    }
+  }
+  if (!blocks) rank = -1;
   Refuted& r = refuted_[slot];
-  if (r.key != key || start < r.start || (start == r.start && rank < r.rank))
-    r = {key, start, rank};
+  if (r.key != key || start < r.start || (start == r.start && rank < 0) ||
+      (start == r.start && r.ranking == ranking_ && rank < r.rank))
+    r = {key, start, rank, ranking_};
   return false;
 }
 
@@ -137,22 +171,26 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
 
   out.clear();
   releases_.clear();
+  wide_releases_.clear();
+  // Releases sort as single words, (release, buffer) packed, when they fit (they do
+  // whenever the capacity in units is below 2^44); otherwise as pairs.
+  const bool packed = capacity_ < (Units{1} << (64 - kBufferBits)) && in_.buffers() <= kMaxPacked;
   for (int bi : active) {
     const auto b = static_cast<std::size_t>(bi);
     Units release = low_[b];
-    if (blocked(b)) release = in_.Lift(bi, lowest + min_size);
+    const bool is_blocked = blocked(b);
+    if (is_blocked) release = in_.Lift(bi, lowest + min_size);
     if (release + in_.size[b] > capacity_) return false;
-    releases_.push_back({release, bi});
-    if (!blocked(b) && low_[b] < min_top) out.push_back({low_[b], rank_[b], bi});
+    if (packed)
+      releases_.push_back(release << kBufferBits | b);
+    else
+      wide_releases_.push_back({release, bi});
+    if (!is_blocked && low_[b] < min_top) out.push_back({low_[b], rank_[b], bi});
   }
-  std::sort(releases_.begin(), releases_.end(), [](const Release& a, const Release& b) {
-    return a.release != b.release ? a.release < b.release : a.buffer < b.buffer;
-  });
   // Each section's lowest possible start is the lowest release among its unplaced
   // buffers: paint sections in order of release, each with the first one to reach it.
   std::fill(unpainted_.begin(), unpainted_.end(), ~std::uint64_t{0});
-  for (const Release& r : releases_) {
-    const auto b = static_cast<std::size_t>(r.buffer);
+  auto paint = [&](Units release, std::size_t b) {
     const std::size_t first_word = static_cast<std::size_t>(in_.lo[b]) / 64;
     const std::size_t last_word = static_cast<std::size_t>(in_.hi[b]) / 64;
     for (std::size_t w = first_word; w <= last_word; ++w) {
@@ -162,12 +200,25 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
       while (fresh) {
         const std::size_t s = w * 64 + static_cast<std::size_t>(__builtin_ctzll(fresh));
         fresh &= fresh - 1;
-        const Units floor = std::max(floor_[s], r.release);
+        const Units floor = std::max(floor_[s], release);
         const Units room = in_.any_obstacles ? in_.Available(static_cast<int>(s), floor, capacity_)
                                              : (floor >= capacity_ ? 0 : capacity_ - floor);
         if (remaining_[s] > room) return false;
       }
     }
+    return true;
+  };
+  if (packed) {
+    std::sort(releases_.begin(), releases_.end());
+    for (std::uint64_t r : releases_)
+      if (!paint(r >> kBufferBits, static_cast<std::size_t>(r & kMaxPacked))) return false;
+  } else {
+    std::sort(wide_releases_.begin(), wide_releases_.end(), [](const Release& a, const Release& b) {
+      return a.release != b.release ? a.release < b.release : a.buffer < b.buffer;
+    });
+    for (const Release& r : wide_releases_)
+      if (!paint(r.release, static_cast<std::size_t>(r.buffer))) return false;
+    wide_releases_.clear();
   }
   std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
     return a.start != b.start ? a.start < b.start : a.rank < b.rank;
@@ -175,35 +226,42 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
   return !out.empty();
 }
 
-bool Search::Decompose(std::span<const int> active, std::size_t depth,
-                       std::vector<std::vector<int>>& parts) {
-  (void)depth;
-  int lo = in_.sections, hi = -1;
-  for (int b : active) {
-    lo = std::min(lo, in_.lo[static_cast<std::size_t>(b)]);
-    hi = std::max(hi, in_.hi[static_cast<std::size_t>(b)]);
-  }
+bool Search::Decompose(std::span<const int> active, int lo, int hi, std::vector<Part>& parts) {
   bool cut = false;
   for (int s = lo; s < hi && !cut; ++s) cut = crossing_[static_cast<std::size_t>(s)] == 0;
   if (!cut) return false;
-  int part = 0;
+  std::size_t count = 0;
   for (int s = lo; s <= hi; ++s) {
-    part_of_[static_cast<std::size_t>(s)] = part;
-    if (s < hi && crossing_[static_cast<std::size_t>(s)] == 0) ++part;
+    part_of_[static_cast<std::size_t>(s)] = static_cast<int>(count);
+    if (s == hi || crossing_[static_cast<std::size_t>(s)] == 0) {
+      if (parts.size() <= count) parts.resize(count + 1);
+      parts[count].buffers.clear();
+      parts[count].lo = s;
+      ++count;
+    }
   }
-  for (std::vector<int>& p : parts) p.clear();
-  if (parts.size() < static_cast<std::size_t>(part) + 1)
-    parts.resize(static_cast<std::size_t>(part) + 1);
+  // Each part ends where a cut is; it starts right after the previous one.
+  for (std::size_t i = 0; i < count; ++i) {
+    parts[i].hi = parts[i].lo;
+    parts[i].lo = i == 0 ? lo : parts[i - 1].hi + 1;
+  }
+  parts.resize(count);
   for (int b : active)
     parts[static_cast<std::size_t>(
               part_of_[static_cast<std::size_t>(in_.lo[static_cast<std::size_t>(b)])])]
-        .push_back(b);
-  std::erase_if(parts, [](const std::vector<int>& p) { return p.empty(); });
-  if (parts.size() < 2) return false;
+        .buffers.push_back(b);
+  std::erase_if(parts, [](const Part& p) { return p.buffers.empty(); });
   // Small parts first: they are quick to settle and a failing one ends the node.
-  std::stable_sort(parts.begin(), parts.end(),
-                   [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
+    return a.buffers.size() < b.buffers.size();
+  });
   return true;
+}
+
+bool Search::Covers(const Refuted& r, int rank) const {
+  // At the same offset, a higher rank blocks more buffers; ranks compare only within one
+  // ranking, but rank -1 (nothing blocked) is below every rank of any ranking.
+  return r.rank < 0 || (r.ranking == ranking_ && r.rank <= rank);
 }
 
 std::uint64_t Search::Hash(std::span<const int> active) const {

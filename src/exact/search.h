@@ -12,14 +12,17 @@
 //    least one smallest size above the next placement offset;
 //  - per section, the lowest release of its unplaced buffers (and the section's own
 //    floor) plus their total size must fit below the capacity;
-//  - decomposition: when no unplaced buffer crosses a section boundary, each side is
-//    solved on its own, and a failing side fails the node;
+//  - decomposition: when no unplaced buffer crosses a boundary between the sections of
+//    the current part, each side is a problem of its own, searched from offset 0 with
+//    its buffers ranked afresh; a failing side fails the node;
 //  - a table of refuted states (unplaced set, section floors), keyed by a hash, valid
 //    for any later state with the same key and a placement offset at least as high;
 //  - "hatless" pruning: after a buffer that overlaps no unplaced buffer fails, its
 //    siblings are not tried.
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/exact/instance.h"
@@ -38,7 +41,10 @@ class Search {
  public:
   enum class Outcome { kFound, kExhausted, kStopped };
 
-  Search(const Instance& instance, std::vector<int> rank, Units capacity);
+  // With `keys` (a Preorder ordering), each independent part found by decomposition is
+  // ranked afresh by those keys, T counting only what is still unplaced.
+  Search(const Instance& instance, std::vector<int> rank, Units capacity,
+         std::string_view keys = {});
 
   // Runs the search to its end or until the pacer stops it.
   Outcome Run(Pacer& pacer);
@@ -62,22 +68,32 @@ class Search {
     std::size_t floor_mark;  // size of floor_trail_ before the placement
   };
   struct Refuted {
-    std::uint64_t key = 0;  // hash of the state (0: empty slot)
-    Units start = 0;        // placement offset at which the state was refuted
-    int rank = 0;           // and the rank of the buffer placed there
+    std::uint64_t key = 0;      // hash of the state (0: empty slot)
+    Units start = 0;            // placement offset at which the state was refuted
+    int rank = 0;               // and the rank of the buffer placed there
+    std::uint64_t ranking = 0;  // in this ranking (see ranking_)
   };
   struct Stopped {};
 
-  bool Solve(std::span<const int> active, Units start, int rank, std::size_t depth);
+  // A part of the problem: its unplaced buffers and the range of sections it owns.
+  struct Part {
+    std::vector<int> buffers;
+    int lo = 0, hi = -1;
+  };
+
+  bool Solve(std::span<const int> active, Units start, int rank, std::size_t depth, int lo, int hi);
   bool Evaluate(std::span<const int> active, Units start, int rank, std::vector<Candidate>& out);
-  bool Decompose(std::span<const int> active, std::size_t depth,
-                 std::vector<std::vector<int>>& parts);
+  bool Decompose(std::span<const int> active, int lo, int hi, std::vector<Part>& parts);
   std::uint64_t Hash(std::span<const int> active) const;
+  // Does a state refuted as `r` refute the same state reached at r's offset with `rank`?
+  bool Covers(const Refuted& r, int rank) const;
   void Place(int b, Units start);
   void Undo(std::size_t placements);
 
   const Instance& in_;
   std::vector<int> rank_;
+  std::string keys_;
+  std::uint64_t ranking_ = 0;  // which ranking rank_ holds (0: the initial one)
   Units capacity_;
   Pacer* pacer_ = nullptr;
   std::size_t words_ = 0;  // 64-bit words per section mask
@@ -100,8 +116,9 @@ class Search {
   // Scratch reused by depth so nodes allocate nothing once warmed up.
   std::vector<std::vector<Candidate>> candidates_;
   std::vector<std::vector<int>> rest_;
-  std::vector<std::vector<std::vector<int>>> parts_;
-  std::vector<Release> releases_;
+  std::vector<std::vector<Part>> parts_;
+  std::vector<std::uint64_t> releases_;  // packed (release, buffer) words
+  std::vector<Release> wide_releases_;   // when they do not fit in a word
   std::vector<std::uint64_t> unpainted_;
   std::vector<int> part_of_;
 };

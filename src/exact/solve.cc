@@ -6,6 +6,7 @@
 #include "memplan/bounds.h"
 #include "memplan/exact.h"
 #include "memplan/offsets.h"
+#include "src/exact/components.h"
 #include "src/exact/instance.h"
 #include "src/exact/portfolio.h"
 
@@ -20,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxSearchRecords = 3000;
 
 // Nodes a decision question first spends on the load bound itself.
-constexpr std::uint64_t kTightFirstNodes = 50000;
+constexpr std::uint64_t kTightFirstNodes = 8000;
 
 // Search nodes the "exact" strategy may spend (about a second on a few hundred records).
 constexpr std::uint64_t kStrategyNodeLimit = 200000;
@@ -94,6 +95,48 @@ Bytes RoundUp(Bytes value, Bytes unit) {
 
 }  // namespace
 
+ExactResult SolveExact(const Problem& problem, const ExactOptions& options);
+
+namespace {
+
+// Too many records for one search: when the problem splits into time components, each is
+// minimized on its own (small ones by the search, with an even share of what is left of
+// the budget) and the plans are combined. Keeps `best` when the combination is not
+// smaller; the largest proven component bound is a bound of the whole.
+void SolveComponents(const Problem& problem, const ExactOptions& options, Clock::time_point started,
+                     OffsetPlan& best, Bytes& bound) {
+  const std::vector<std::vector<std::size_t>> components = exact::TimeComponents(problem);
+  if (components.size() < 2) return;
+  const Clock::time_point deadline = started + ToDuration(options.time_limit);
+  std::vector<Bytes> offsets(problem.size(), 0);
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    if (problem.IsFixed(i)) offsets[i] = *problem.fixed_offsets[i];
+  Bytes component_bound = 0;
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    const Problem sub = exact::SubProblem(problem, components[c]);
+    ExactOptions sub_options;
+    const auto left = std::max(Clock::duration::zero(), deadline - Clock::now());
+    sub_options.time_limit = left / static_cast<long>(components.size() - c);
+    sub_options.node_limit = options.node_limit / components.size();
+    if (options.node_limit)
+      sub_options.node_limit = std::max<std::uint64_t>(sub_options.node_limit, 1);
+    sub_options.threads = options.threads;
+    // The components are searched as problems of their own (not as nested calls).
+    solving = false;
+    const ExactResult r = SolveExact(sub, sub_options);
+    solving = true;
+    for (std::size_t k = 0; k < components[c].size(); ++k)
+      offsets[components[c][k]] = r.plan->offsets[k];
+    component_bound = std::max(component_bound, r.bound_bytes);
+  }
+  OffsetPlan combined = MakeOffsetPlan(problem, "exact", offsets);
+  VerifyOrThrow(problem, combined);
+  if (combined.arena_bytes < best.arena_bytes) best = std::move(combined);
+  bound = std::max(bound, std::min(component_bound, best.arena_bytes));
+}
+
+}  // namespace
+
 FitResult FitsInCapacity(const Problem& problem, Bytes capacity, const FitOptions& options) {
   Validate(problem);
   const Clock::time_point deadline = Clock::now() + ToDuration(options.time_limit);
@@ -160,6 +203,8 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   OffsetPlan best = nested ? PlanOffsets(problem, "greedy_by_size") : HeuristicStart(problem);
   best.strategy = "exact";
   Bytes bound = load;
+  if (!nested && best.arena_bytes > bound && FreeRecords(problem) > kMaxSearchRecords)
+    SolveComponents(problem, options, started, best, bound);
   if (nested || best.arena_bytes <= bound || FreeRecords(problem) > kMaxSearchRecords) {
     result.status = best.arena_bytes <= bound ? ExactStatus::kOptimal : ExactStatus::kGap;
     result.bound_bytes = std::min(bound, best.arena_bytes);
@@ -170,24 +215,35 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   const exact::Instance in = exact::BuildInstance(problem);
   const Bytes unit = in.unit;  // every arena is a multiple of it
   bound = RoundUp(bound, unit);
-  const auto per_probe = options.per_probe_limit.count() > 0
-                             ? ToDuration(options.per_probe_limit)
-                             : std::max(ToDuration(options.time_limit) / 4,
-                                        ToDuration(std::chrono::duration<double>(0.5)));
+  // Questions start with a small budget (a 32nd of the total, in nodes when a node limit
+  // is given so the answer stays a pure function) that doubles each time the whole range
+  // has been tried: easy capacities near the frontier are settled first, and the hard
+  // ones are asked again with more effort. A given per_probe_limit is used as is.
+  const bool fixed_budget = options.per_probe_limit.count() > 0;
+  Clock::duration per_probe = fixed_budget
+                                  ? ToDuration(options.per_probe_limit)
+                                  : std::max(ToDuration(options.time_limit) / 32,
+                                             ToDuration(std::chrono::duration<double>(0.05)));
+  std::uint64_t probe_nodes =
+      options.node_limit ? std::max<std::uint64_t>(options.node_limit / 32, 1) : 0;
   std::uint64_t nodes = 0;
   auto report = [&](Bytes probing) {
     if (options.progress) options.progress({best.arena_bytes, bound, probing, nodes, elapsed()});
   };
   // Asks one capacity; updates the best plan and the bound. Returns the answer.
-  auto probe = [&](Bytes capacity, Clock::time_point probe_deadline) {
+  // `effort` scales the current budget; `last` lifts it.
+  auto probe = [&](Bytes capacity, bool last, unsigned effort = 1) {
     report(capacity);
     std::uint64_t limit = 0;
     if (options.node_limit) {
       if (nodes >= options.node_limit) return FitAnswer::kUnknown;
       limit = options.node_limit - nodes;
+      if (!last) limit = std::min(limit, probe_nodes * effort);
     }
-    const FitResult fit =
-        Decide(problem, in, capacity, std::min(probe_deadline, deadline), limit, options.threads);
+    Clock::time_point probe_deadline = deadline;
+    if (!last && !options.node_limit)
+      probe_deadline = std::min(deadline, Clock::now() + per_probe * effort);
+    const FitResult fit = Decide(problem, in, capacity, probe_deadline, limit, options.threads);
     nodes += fit.nodes;
     if (fit.answer == FitAnswer::kYes) {
       OffsetPlan plan = MakeOffsetPlan(problem, "exact", fit.offsets);
@@ -200,21 +256,40 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   auto out_of_budget = [&] {
     return Clock::now() >= deadline || (options.node_limit && nodes >= options.node_limit);
   };
+  // Would a doubled budget still leave room for a few questions?
+  auto can_grow = [&] {
+    if (fixed_budget) return false;
+    if (options.node_limit) return nodes + 4 * probe_nodes < options.node_limit;
+    return Clock::now() + 4 * per_probe < deadline;
+  };
 
-  // The load bound first: most problems either reach it or are refuted there quickly.
-  Bytes low = bound;  // no capacity below `low` is worth asking
-  if (probe(bound, Clock::now() + per_probe) == FitAnswer::kUnknown) low = bound + unit;
+  // The load bound first, with 8 budgets (a quarter of the total): most problems either
+  // reach it or are refuted there, and it is the tightest, best pruned question.
+  const unsigned bound_effort = fixed_budget ? 1 : 8;
+  unsigned passes_to_bound = bound_effort;  // doublings until the bound is worth asking again
+  Bytes low = bound;  // no capacity below `low` is worth asking with this budget
+  if (probe(bound, false, bound_effort) == FitAnswer::kUnknown) low = bound + unit;
   // Then bisect between what is known not to fit (or is too hard) and the best plan.
   while (bound < best.arena_bytes && !out_of_budget()) {
     low = std::max(low, bound);
     const Bytes high = best.arena_bytes - unit;
     if (low > high) {
-      // Everything below has been tried: spend the rest proving the best plan optimal.
-      if (probe(high, deadline) == FitAnswer::kUnknown) break;
+      if (can_grow()) {
+        // Every capacity has been tried: try the hard ones again with twice the effort,
+        // the bound itself first once the budget passes what it was asked with.
+        per_probe *= 2;
+        probe_nodes *= 2;
+        low = bound;
+        passes_to_bound /= 2;
+        if (passes_to_bound == 0 && probe(bound, false) == FitAnswer::kUnknown) low = bound + unit;
+        continue;
+      }
+      // Spend the rest proving the best plan optimal.
+      if (probe(high, true) == FitAnswer::kUnknown) break;
       continue;
     }
     const Bytes mid = low + (high - low) / unit / 2 * unit;
-    if (probe(mid, Clock::now() + per_probe) == FitAnswer::kUnknown) low = mid + unit;
+    if (probe(mid, false) == FitAnswer::kUnknown) low = mid + unit;
   }
   report(0);
   result.nodes = nodes;
