@@ -7,25 +7,22 @@
 //   h2 = hash(h, inputs, scratch, outputs)              read back: anything clobbered since
 //   output j's first 8 bytes ^= h2                      ... shows in the outputs
 // Constants live outside the arena (in the model); they are hashed by identity.
+// Ops an in-place rule set may let share memory get kernels that honour it instead
+// (sharing_kernels.cc): reshape-like ops copy, element-wise ops stream word by word.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "memplan/error.h"
+#include "memplan/inplace.h"
 #include "memplan/runtime_check.h"
 #include "src/runtime/hash_stream.h"
+#include "src/runtime/verify_kernels.h"
 
 namespace memplan {
 
-namespace {
-
-using detail::Absorb;
-using detail::FillStream;
-using detail::Mix64;
-
-struct VerifyOpData {
-  std::uint64_t seed = 0;  // op identity: node index and op type
-};
+namespace detail {
 
 void* InitVerify(OpContext& context) {
   auto* data = static_cast<VerifyOpData*>(context.AllocatePersistent(sizeof(VerifyOpData)));
@@ -33,6 +30,8 @@ void* InitVerify(OpContext& context) {
                      detail::HashText(context.op().type));
   return data;
 }
+
+namespace {
 
 std::uint64_t AbsorbView(std::uint64_t h, const TensorView& view, std::uint64_t position) {
   if (!view.present()) return Mix64(h ^ (0xa5a5ULL + position));
@@ -56,7 +55,9 @@ bool Writable(const TensorView& view) {
   return view.present() && !view.tensor->is_constant;
 }
 
-void EvalVerify(OpContext& context) {
+}  // namespace
+
+void EvalVerifyGeneric(OpContext& context) {
   const auto* data = static_cast<const VerifyOpData*>(context.op_data());
   std::uint64_t h = AbsorbInputs(data->seed, context);
   for (int k = 0; k < context.num_scratch(); ++k)
@@ -93,6 +94,12 @@ void EvalVerify(OpContext& context) {
     for (std::size_t b = 0; b < n; ++b) out.data[b] ^= static_cast<std::byte>(tag >> (8 * b));
   }
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::InitVerify;
 
 void EvalNothing(OpContext&) {}
 
@@ -179,10 +186,31 @@ KernelRegistry MakeRegistry(void (*eval)(OpContext&), const char* prefix) {
   return r;
 }
 
+// Every op type a built-in in-place rule set names gets the kernel of its kind, in every
+// layout, whatever set a run uses: the naive layout must compute the same bytes.
+KernelRegistry MakeVerificationRegistry() {
+  KernelRegistry r = MakeRegistry(&detail::EvalVerifyGeneric, "verify");
+  std::map<std::string, ShareKind, std::less<>> kinds;
+  for (const InPlaceRuleSet& set : InPlaceRuleSets())
+    for (const InPlaceRule& rule : set.rules) {
+      const auto [it, added] = kinds.emplace(rule.op, rule.kind);
+      if (!added && it->second != rule.kind)
+        throw InternalError(
+            fmt::format("in-place rules: {} is an alias in one set and an "
+                        "overwrite in another",
+                        rule.op));
+    }
+  for (const auto& [op, kind] : kinds)
+    r.Add(op, kind == ShareKind::kAlias
+                  ? Kernel{"verify/alias", &InitVerify, nullptr, &detail::EvalAlias}
+                  : Kernel{"verify/elementwise", &InitVerify, nullptr, &detail::EvalElementwise});
+  return r;
+}
+
 }  // namespace
 
 const KernelRegistry& VerificationKernels() {
-  static const KernelRegistry registry = MakeRegistry(&EvalVerify, "verify");
+  static const KernelRegistry registry = MakeVerificationRegistry();
   return registry;
 }
 
