@@ -9,6 +9,7 @@
 #include "memplan/workload.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/progress.h"
 #include "tools/variants.h"
 
 namespace memplan::cli {
@@ -21,7 +22,8 @@ struct VerifyOptions {
   std::string input;
   std::string plan;
   std::optional<Bytes> align;
-  ModelFlags model;  // how a model input becomes records
+  ModelFlags model;    // how a model input becomes records
+  bool quiet = false;  // no progress on stderr
 };
 
 // Prints each problem on its own line and fails with a count.
@@ -37,6 +39,10 @@ struct VerifyOptions {
 }
 
 void RunVerify(const VerifyOptions& o) {
+  // Reading a large model and rebuilding a variant (--reorder searches) are the slow
+  // part; the checks themselves are O(n log n).
+  Progress progress("memplan verify", o.quiet);
+  progress.Stage("reading " + o.input);
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
   const std::string text = ReadFileBytes(o.plan);
   const PlanFile file = ParsePlanFile(text, o.plan);
@@ -50,6 +56,7 @@ void RunVerify(const VerifyOptions& o) {
       VariantOfPlanFile(workload, nlohmann::json::parse(text), o.plan, o.model.intermediates_only);
   const Problem& problem = variant ? variant->tensors : workload.problem;
   Validate(problem);
+  progress.Finish();
 
   const auto mismatches = CompareWithProblem(file, problem, o.input, kMaxListed);
   if (!mismatches.empty())
@@ -99,6 +106,7 @@ void AddVerifyCommand(CLI::App& app) {
                   "alignment to check (default: the plan file's, else the input's)")
       ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
   AddModelFlags(*cmd, options->model);
+  AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { RunVerify(*options); });
 }
 
