@@ -32,28 +32,38 @@ struct PlanOptions {
   VariantOptions variants;        // --inplace, --reorder
 };
 
-// One line per input of a batch under the per-input tables: which plan won where.
+// One row per input of a batch in the summary under the per-input tables.
 struct BatchRow {
   std::string input;  // as named
-  std::optional<Workload> workload;
-  std::optional<Runs> runs;  // absent: the input failed
+  bool ok = false;    // planned (else it failed; the error is on stderr)
+  std::size_t tensors = 0;
+  std::string best;    // "offsets/best"; empty when no strategy gave a plan
+  Bytes bytes = 0;     // of the best plan
+  double ratio = 1.0;  // bytes over the offsets lower bound
 };
+
+BatchRow RowOf(const std::string& input, const Workload& workload, const Runs& runs) {
+  BatchRow row;
+  row.input = input;
+  row.ok = true;
+  row.tensors = workload.problem.size();
+  if (runs.runs.empty()) return row;
+  const StrategyRun& best = runs.runs[runs.best];
+  row.best = best.mode + "/" + best.Label();
+  row.bytes = best.bytes;
+  if (runs.lower_bound_bytes > 0)
+    row.ratio = static_cast<double>(best.bytes) / static_cast<double>(runs.lower_bound_bytes);
+  return row;
+}
 
 std::string BatchSummary(const std::vector<BatchRow>& rows, std::size_t failed) {
   std::vector<std::vector<std::string>> cells;
-  for (const BatchRow& row : rows) {
-    if (!row.runs || row.runs->runs.empty()) {
-      cells.push_back({row.input, "", "failed (see stderr)", "", ""});
-      continue;
-    }
-    const StrategyRun& best = row.runs->runs[row.runs->best];
-    const Bytes bound = row.runs->lower_bound_bytes;
-    cells.push_back({row.input, WithThousands(row.workload->problem.size()),
-                     best.mode + "/" + best.Label(), WithThousands(best.bytes),
-                     fmt::format("{:.3f}", bound == 0 ? 1.0
-                                                      : static_cast<double>(best.bytes) /
-                                                            static_cast<double>(bound))});
-  }
+  for (const BatchRow& row : rows)
+    cells.push_back(row.ok
+                        ? std::vector<std::string>{row.input, WithThousands(row.tensors), row.best,
+                                                   WithThousands(row.bytes),
+                                                   fmt::format("{:.3f}", row.ratio)}
+                        : std::vector<std::string>{row.input, "", "failed (see stderr)", "", ""});
   std::string out = fmt::format("\nbatch: {} input{}, {} planned", rows.size(),
                                 rows.size() == 1 ? "" : "s", rows.size() - failed);
   if (failed > 0) out += fmt::format(", {} failed", failed);
@@ -117,7 +127,8 @@ void RunPlan(const PlanOptions& o) {
     std::string text;
     std::vector<BatchRow> rows;
     for (std::size_t i = 0; i < n; ++i) {
-      BatchRow row{batch.inputs[i], std::nullopt, std::nullopt};
+      BatchRow row;
+      row.input = batch.inputs[i];
       nlohmann::ordered_json j;
       std::string t;
       const bool ok = each(i, [&] {
@@ -143,8 +154,7 @@ void RunPlan(const PlanOptions& o) {
                                     : PlanFileJson(workload, best);
           WriteFileAtomically(o.out, file.dump(2) + "\n");
         }
-        row.workload = std::move(workload);
-        row.runs = std::move(runs);
+        row = RowOf(batch.inputs[i], workload, runs);
       });
       if (!ok) j = {{"input", batch.inputs[i]}, {"error", last_error}};
       json.push_back(std::move(j));
