@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <optional>
 
 #include "memplan/offsets.h"
 #include "tests/test_support.h"
@@ -107,6 +110,39 @@ TEST(CliBatch, FolderErrors) {
   // --out writes one plan.
   r = RunMemplan("plan " + Quoted(RecordsFolder()) + " --out " + Quoted(empty / "p.json"));
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// Runs memplan ARGS with stderr on a pseudo-terminal (util-linux `script`), stdout to a
+// file in `dir`; returns what the terminal showed, or nullopt without `script`.
+std::optional<std::string> OnATerminal(const std::string& args, const std::filesystem::path& dir) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) return std::nullopt;
+  const auto typescript = dir / "typescript";
+  const std::string inner =
+      std::string(MEMPLAN_BINARY) + " " + args + " >" + (dir / "stdout").string();
+  const std::string command =
+      "script -qec \"" + inner + "\" '" + typescript.string() + "' >/dev/null 2>&1 </dev/null";
+  if (std::system(command.c_str()) == -1) return std::nullopt;
+  std::ifstream in(typescript);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Progress shows only after a second: three exact searches of 0.6 s each.
+TEST(CliEverywhere, ABatchShowsALinePerInputOnATerminal) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto dir = testing::TempDir() / "inputs";
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"A.1048576.csv", "B.1048576.csv", "C.1048576.csv"})
+    std::filesystem::copy_file(shared / "benchmarks" / "minimalloc" / "challenging" / name,
+                               dir / name);
+  const std::string args =
+      "plan " + dir.string() + " --strategy offsets/exact --time-limit 0.6 --format csv";
+  const auto shown = OnATerminal(args, dir.parent_path());
+  if (!shown) GTEST_SKIP() << "no `script` to make a terminal";
+  EXPECT_THAT(*shown, HasSubstr("[1/3] " + (dir / "A.1048576.csv").string()));
+  EXPECT_THAT(*shown, HasSubstr("[3/3] " + (dir / "C.1048576.csv").string()));
+  const auto quiet = OnATerminal(args + " --quiet", dir.parent_path());
+  ASSERT_TRUE(quiet);
+  EXPECT_EQ(quiet->find("[1/3]"), std::string::npos) << *quiet;
 }
 
 TEST(CliEverywhere, QuietIsAcceptedWhereWorkCanTakeLong) {
