@@ -102,6 +102,17 @@ TEST(CliBatch, DecisionModeGivesAnArrayToo) {
   EXPECT_EQ(j[1]["input"], "zoo:tflite_gpu_complex");
 }
 
+// A flag that does not apply to one input (--inplace on records) fails that input only.
+TEST(CliBatch, AFlagThatDoesNotFitOneInputFailsThatInputOnly) {
+  const auto r = RunMemplan("plan zoo:mobilenet_v2 zoo:paper_example --inplace=tflm --format json");
+  EXPECT_EQ(r.exit_code, 2);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_TRUE(j[0].contains("inplace_lower_bound_bytes"));
+  EXPECT_THAT(j[1]["error"].get<std::string>(), HasSubstr("need a model"));
+  EXPECT_THAT(r.err, HasSubstr("memplan: 1 of 2 inputs failed"));
+}
+
 TEST(CliBatch, FolderErrors) {
   const auto empty = testing::TempDir();
   auto r = RunMemplan("plan " + Quoted(empty));

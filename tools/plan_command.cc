@@ -85,18 +85,27 @@ void RunPlan(const PlanOptions& o) {
   Progress progress("memplan plan", o.quiet, !exact_runs);
   const std::size_t n = batch.inputs.size();
   std::size_t failed = 0;
+  bool misused = false;    // a flag did not apply to some input (--inplace on records)
   std::string last_error;  // the message of the last input that failed
   // One input: errors end the command. A batch: reported, the others still planned.
   auto each = [&](std::size_t i, const std::function<void()>& work) {
     const std::string& input = batch.inputs[i];
     progress.Stage(fmt::format("[{}/{}] {}", i + 1, n, input));
+    const auto fail = [&](const std::exception& e) {
+      ++failed;
+      last_error = e.what();
+      progress.Message(fmt::format("memplan: {}", e.what()));
+    };
     try {
       work();
     } catch (const InputError& e) {
       if (!batch.batch) throw;
-      ++failed;
-      last_error = e.what();
-      progress.Message(fmt::format("memplan: {}", e.what()));
+      fail(e);
+      return false;
+    } catch (const UsageError& e) {
+      if (!batch.batch) throw;
+      misused = true;
+      fail(e);
       return false;
     }
     if (batch.batch) progress.Done(fmt::format("[{}/{}] {}", i + 1, n, input));
@@ -170,7 +179,9 @@ void RunPlan(const PlanOptions& o) {
       fmt::print("{}", text);
   }
   progress.Finish();
-  if (failed > 0) throw InputError(fmt::format("{} of {} inputs failed", failed, n));
+  const std::string summary = fmt::format("{} of {} inputs failed", failed, n);
+  if (misused) throw UsageError(summary);
+  if (failed > 0) throw InputError(summary);
 }
 
 }  // namespace
