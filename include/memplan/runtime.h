@@ -13,7 +13,8 @@
 //     temp <- the allocation-info array and the planner's working memory (TFLM's
 //     greedy planner needs 40 bytes per buffer: modelled, so the arena is sized as a
 //     device needs it; memplan's strategies themselves run on the host heap);
-//     plan -> verify -> every data pointer resolved; temp released;
+//     plan -> verify -> every data pointer resolved; temp released (with in place:
+//     merge the records of shared outputs first, plan, expand, verify);
 //     head <- the largest plan of all models sharing the arena.
 //  4. tail <- persistent views of the graph's inputs and outputs; variables zeroed.
 // Several Interpreters may share one Arena: the head is shared (models take turns).
@@ -55,7 +56,8 @@ struct InterpreterOptions {
   // must honour the shares (VerificationKernels do). Empty or absent: nothing shares.
   std::optional<InPlaceRuleSet> inplace;
   // For tests only: commit this plan (over problem() of an identical interpreter)
-  // instead of planning, and do not verify it. Shows that a broken plan is caught.
+  // instead of planning, and do not verify it (in place is not applied). Shows that a
+  // broken plan is caught.
   std::optional<OffsetPlan> unchecked_plan;
 };
 
