@@ -112,5 +112,47 @@ TEST(CliRunModels, CustomOpOutputsNeedShapes) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["outputs_match_naive"], true);
 }
 
+TEST(CliRunModels, InPlaceSharesMemoryAndStillMatchesTheNaiveLayout) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string blazeface = Model(shared, "blazeface_front_128_float.tflite");
+  auto r = RunMemplan("run " + blazeface + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto plain = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(plain.contains("variant"));
+  EXPECT_FALSE(plain.contains("head_without_inplace_bytes"));
+
+  r = RunMemplan("run " + blazeface + " --inplace=tflm --format json --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["variant"], "inplace=tflm");
+  EXPECT_EQ(j["head_without_inplace_bytes"], plain["head_bytes"]);
+  EXPECT_LT(j["head_bytes"], plain["head_bytes"]);
+  EXPECT_GT(j["inplace_shares"], 0);
+  EXPECT_EQ(j["outputs_match_naive"], true);
+
+  r = RunMemplan("run " + blazeface + " --inplace tflite --reorder --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["variant"], "reorder+inplace=tflite");
+  EXPECT_TRUE(j.contains("order_changed"));
+  EXPECT_EQ(j["outputs_match_naive"], true);
+
+  r = RunMemplan("run " + blazeface + " --inplace=tflm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[memplan] In place: "));
+  EXPECT_THAT(r.out, HasSubstr("outputs match the naive layout"));
+  EXPECT_EQ(RunMemplan("run " + blazeface + " --inplace=nope").exit_code, 2);
+}
+
+TEST(CliRunModels, InPlaceOnAnOnnxModel) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto r =
+      RunMemplan("run " + Model(shared, "light_squeezenet.onnx") + " --inplace=all --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_LT(j["head_bytes"], j["head_without_inplace_bytes"]);
+  EXPECT_EQ(j["outputs_match_naive"], true);
+}
+
 }  // namespace
 }  // namespace memplan

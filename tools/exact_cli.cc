@@ -46,8 +46,8 @@ ExactOptions MakeExactOptions(double time_limit_s, bool quiet) {
   return options;
 }
 
-void RunDecision(const Workload& workload, Bytes capacity, const ExactOptions& options,
-                 const std::string& format, const std::string& out) {
+Decision RunDecision(const Workload& workload, Bytes capacity, const ExactOptions& options,
+                     const std::string& out) {
   ExactOptions decide = options;
   decide.capacity = capacity;
   const ExactResult result = SolveExact(workload.problem, decide);
@@ -60,8 +60,9 @@ void RunDecision(const Workload& workload, Bytes capacity, const ExactOptions& o
     run.offsets = result.plan;
     WriteFileAtomically(out, PlanFileJson(workload, run).dump(2) + "\n");
   }
-  if (format == "json") {
-    nlohmann::ordered_json j;
+  Decision decision;
+  {
+    nlohmann::ordered_json& j = decision.json;
     j["input"] = workload.label;
     j["tensors"] = workload.problem.size();
     j["capacity_bytes"] = capacity;
@@ -75,8 +76,6 @@ void RunDecision(const Workload& workload, Bytes capacity, const ExactOptions& o
     j["bound_bytes"] = result.bound_bytes;
     j["nodes"] = result.nodes;
     j["seconds"] = result.elapsed_s;
-    fmt::print("{}\n", j.dump(2));
-    return;
   }
   std::string verdict;
   switch (result.status) {
@@ -92,9 +91,10 @@ void RunDecision(const Workload& workload, Bytes capacity, const ExactOptions& o
       verdict = "unknown: no plan found and no proof within the limit";
       break;
   }
-  fmt::print("{}: {} tensors, capacity {} B: {} ({} nodes, {:.2f} s)\n", workload.label,
-             workload.problem.size(), WithThousands(capacity), verdict, result.nodes,
-             result.elapsed_s);
+  decision.line = fmt::format("{}: {} tensors, capacity {} B: {} ({} nodes, {:.2f} s)\n",
+                              workload.label, workload.problem.size(), WithThousands(capacity),
+                              verdict, result.nodes, result.elapsed_s);
+  return decision;
 }
 
 }  // namespace memplan::cli

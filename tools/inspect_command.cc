@@ -15,6 +15,7 @@
 #include "memplan/zoo.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/progress.h"
 
 namespace memplan::cli {
 
@@ -32,6 +33,7 @@ struct InspectOptions {
   std::string input;
   std::string format = "table";
   ModelFlags model;
+  bool quiet = false;  // no progress on stderr
 };
 
 // A tensor TFLM would plan, as the planner would see it.
@@ -283,7 +285,10 @@ void RunInspect(const InspectOptions& o) {
   if (!o.input.ends_with(".tflite") && !o.input.ends_with(".TFLITE") &&
       !o.input.starts_with("zoo:"))
     throw UsageError(fmt::format("{}: inspect reads .tflite models and zoo:NAME", o.input));
+  Progress progress("memplan inspect", o.quiet);
+  progress.Stage("reading " + o.input);
   const Inspection in = Inspect(o.input, ToLoadOptions(o.model));
+  progress.Finish();
   if (o.format == "json")
     fmt::print("{}\n", InspectionJson(o.input, in).dump(2));
   else
@@ -300,6 +305,7 @@ void AddInspectCommand(CLI::App& app) {
   cmd->add_option("-f,--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   AddModelFlags(*cmd, options->model, /*with_accounting=*/false);
+  AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { RunInspect(*options); });
 }
 

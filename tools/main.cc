@@ -22,8 +22,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, naming the subcommand whose help says more.
+    const auto chosen = app.get_subcommands();
+    fmt::print(stderr, "memplan: {}; see memplan {}--help\n", e.what(),
+               chosen.empty() ? "" : chosen.front()->get_name() + " ");
+    return 2;
   } catch (const memplan::UsageError& e) {
     fmt::print(stderr, "memplan: {}\n", e.what());
     return 2;

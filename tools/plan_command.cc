@@ -1,12 +1,18 @@
 // memplan plan INPUT...: plans each input with the selected strategies and reports.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "memplan/error.h"
 #include "memplan/records_io.h"
+#include "memplan/table.h"
+#include "tools/batch_inputs.h"
 #include "tools/commands.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
 #include "tools/plan_output.h"
+#include "tools/progress.h"
 #include "tools/variants.h"
 
 namespace memplan::cli {
@@ -26,52 +32,156 @@ struct PlanOptions {
   VariantOptions variants;        // --inplace, --reorder
 };
 
+// One row per input of a batch in the summary under the per-input tables.
+struct BatchRow {
+  std::string input;  // as named
+  bool ok = false;    // planned (else it failed; the error is on stderr)
+  std::size_t tensors = 0;
+  std::string best;    // "offsets/best"; empty when no strategy gave a plan
+  Bytes bytes = 0;     // of the best plan
+  double ratio = 1.0;  // bytes over the offsets lower bound
+};
+
+BatchRow RowOf(const std::string& input, const Workload& workload, const Runs& runs) {
+  BatchRow row;
+  row.input = input;
+  row.ok = true;
+  row.tensors = workload.problem.size();
+  if (runs.runs.empty()) return row;
+  const StrategyRun& best = runs.runs[runs.best];
+  row.best = best.mode + "/" + best.Label();
+  row.bytes = best.bytes;
+  if (runs.lower_bound_bytes > 0)
+    row.ratio = static_cast<double>(best.bytes) / static_cast<double>(runs.lower_bound_bytes);
+  return row;
+}
+
+std::string BatchSummary(const std::vector<BatchRow>& rows, std::size_t failed) {
+  std::vector<std::vector<std::string>> cells;
+  for (const BatchRow& row : rows)
+    cells.push_back(row.ok
+                        ? std::vector<std::string>{row.input, WithThousands(row.tensors), row.best,
+                                                   WithThousands(row.bytes),
+                                                   fmt::format("{:.3f}", row.ratio)}
+                        : std::vector<std::string>{row.input, "", "failed (see stderr)", "", ""});
+  std::string out = fmt::format("\nbatch: {} input{}, {} planned", rows.size(),
+                                rows.size() == 1 ? "" : "s", rows.size() - failed);
+  if (failed > 0) out += fmt::format(", {} failed", failed);
+  out += "\n";
+  return out +
+         RenderTable({{"input"}, {"tensors", true}, {"best"}, {"bytes", true}, {"× bound", true}},
+                     cells);
+}
+
 void RunPlan(const PlanOptions& o) {
   const auto keys = ExpandStrategies(o.strategies);
-  if (!o.out.empty() && o.inputs.size() != 1)
+  const BatchInputs batch = ExpandInputs(o.inputs);
+  if (!o.out.empty() && batch.batch)
     throw UsageError("--out writes one plan: give exactly one input");
   const LoadOptions load = ToLoadOptions(o.model);
   const ExactOptions exact = MakeExactOptions(o.time_limit_s, o.quiet);
+  const bool exact_runs = std::find(keys.begin(), keys.end(), "offsets/exact") != keys.end();
+  // The exact solver draws its own progress line; then only the batch lines are ours.
+  Progress progress("memplan plan", o.quiet, !exact_runs);
+  const std::size_t n = batch.inputs.size();
+  std::size_t failed = 0;
+  bool misused = false;    // a flag did not apply to some input (--inplace on records)
+  std::string last_error;  // the message of the last input that failed
+  // One input: errors end the command. A batch: reported, the others still planned.
+  auto each = [&](std::size_t i, const std::function<void()>& work) {
+    const std::string& input = batch.inputs[i];
+    progress.Stage(fmt::format("[{}/{}] {}", i + 1, n, input));
+    const auto fail = [&](const std::exception& e) {
+      ++failed;
+      last_error = e.what();
+      progress.Message(fmt::format("memplan: {}", e.what()));
+    };
+    try {
+      work();
+    } catch (const InputError& e) {
+      if (!batch.batch) throw;
+      fail(e);
+      return false;
+    } catch (const UsageError& e) {
+      if (!batch.batch) throw;
+      misused = true;
+      fail(e);
+      return false;
+    }
+    if (batch.batch) progress.Done(fmt::format("[{}/{}] {}", i + 1, n, input));
+    return true;
+  };
   if (o.capacity) {
     if (keys != std::vector<std::string>{"offsets/exact"})
       throw UsageError("--capacity asks the exact solver: use it with --strategy offsets/exact");
-    for (const std::string& input : o.inputs) {
-      Workload workload = LoadWorkload(input, load);
-      if (o.align) workload.problem.alignment = *o.align;
-      RunDecision(workload, *o.capacity, exact, o.format, o.out);
+    nlohmann::ordered_json json = nlohmann::ordered_json::array();
+    std::string text;
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool ok = each(i, [&] {
+        Workload workload = LoadWorkload(batch.inputs[i], load);
+        if (o.align) workload.problem.alignment = *o.align;
+        Decision d = RunDecision(workload, *o.capacity, exact, o.out);
+        json.push_back(std::move(d.json));
+        text += d.line;
+      });
+      if (!ok) json.push_back({{"input", batch.inputs[i]}, {"error", last_error}});
     }
-    return;
+    progress.Finish();
+    if (o.format == "json")
+      fmt::print("{}\n", (batch.batch ? json : json[0]).dump(2));
+    else
+      fmt::print("{}", text);
+  } else {
+    nlohmann::ordered_json json = nlohmann::ordered_json::array();
+    std::string text;
+    std::vector<BatchRow> rows;
+    for (std::size_t i = 0; i < n; ++i) {
+      BatchRow row;
+      row.input = batch.inputs[i];
+      nlohmann::ordered_json j;
+      std::string t;
+      const bool ok = each(i, [&] {
+        Workload workload = LoadWorkload(batch.inputs[i], load);
+        if (o.align) workload.problem.alignment = *o.align;
+        Runs runs = RunStrategies(workload, keys, exact);
+        VariantOptions variant_options = o.variants;
+        variant_options.intermediates_only = load.intermediates_only;
+        const Variants variants = BuildVariants(workload, variant_options);
+        RunVariants(workload, variants, keys, exact, runs);
+        if (o.format == "json") {
+          j = RunsJson(workload, runs);
+          AddVariantBounds(variants, j);
+        } else if (o.format == "csv") {
+          t = RunsCsv(workload, runs, text.empty());
+        } else {
+          t = (text.empty() ? "" : "\n") + RunsTable(workload, runs) + VariantNote(variants);
+        }
+        if (!o.out.empty() && !runs.runs.empty()) {
+          const StrategyRun& best = runs.runs[runs.best];
+          const Variant* variant = VariantOf(variants, best);
+          const auto file = variant ? VariantPlanFileJson(workload, *variant, best)
+                                    : PlanFileJson(workload, best);
+          WriteFileAtomically(o.out, file.dump(2) + "\n");
+        }
+        row = RowOf(batch.inputs[i], workload, runs);
+      });
+      if (!ok) j = {{"input", batch.inputs[i]}, {"error", last_error}};
+      json.push_back(std::move(j));
+      text += t;
+      rows.push_back(std::move(row));
+    }
+    progress.Finish();
+    if (o.format == "json")
+      fmt::print("{}\n", (batch.batch ? json : json[0]).dump(2));
+    else if (o.format == "table" && batch.batch)
+      fmt::print("{}{}", text, BatchSummary(rows, failed));
+    else
+      fmt::print("{}", text);
   }
-  nlohmann::ordered_json batch = nlohmann::ordered_json::array();
-  std::string text;
-  for (std::size_t i = 0; i < o.inputs.size(); ++i) {
-    Workload workload = LoadWorkload(o.inputs[i], load);
-    if (o.align) workload.problem.alignment = *o.align;
-    Runs runs = RunStrategies(workload, keys, exact);
-    VariantOptions variant_options = o.variants;
-    variant_options.intermediates_only = load.intermediates_only;
-    const Variants variants = BuildVariants(workload, variant_options);
-    RunVariants(workload, variants, keys, exact, runs);
-    if (o.format == "json") {
-      batch.push_back(RunsJson(workload, runs));
-      AddVariantBounds(variants, batch.back());
-    } else if (o.format == "csv") {
-      text += RunsCsv(workload, runs, i == 0);
-    } else {
-      text += (i ? "\n" : "") + RunsTable(workload, runs) + VariantNote(variants);
-    }
-    if (!o.out.empty() && !runs.runs.empty()) {
-      const StrategyRun& best = runs.runs[runs.best];
-      const Variant* variant = VariantOf(variants, best);
-      const auto file =
-          variant ? VariantPlanFileJson(workload, *variant, best) : PlanFileJson(workload, best);
-      WriteFileAtomically(o.out, file.dump(2) + "\n");
-    }
-  }
-  if (o.format == "json")
-    fmt::print("{}\n", (batch.size() == 1 ? batch[0] : batch).dump(2));
-  else
-    fmt::print("{}", text);
+  progress.Finish();
+  const std::string summary = fmt::format("{} of {} inputs failed", failed, n);
+  if (misused) throw UsageError(summary);
+  if (failed > 0) throw InputError(summary);
 }
 
 }  // namespace
@@ -81,7 +191,8 @@ void AddPlanCommand(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("plan", "Plan memory for records or a model with one or more strategies");
   cmd->add_option("inputs", options->inputs,
-                  "records .json/.csv, model .tflite/.onnx, or zoo:NAME (several for a batch)")
+                  "records .json/.csv, model .tflite/.onnx, zoo:NAME, or a folder of them "
+                  "(several or a folder: a batch)")
       ->required();
   cmd->add_option("-s,--strategy", options->strategies,
                   "all (default), offsets, or offsets/NAME; repeatable");

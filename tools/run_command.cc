@@ -7,12 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "memplan/error.h"
+#include "memplan/inplace.h"
 #include "memplan/recording.h"
 #include "memplan/runtime.h"
 #include "memplan/runtime_check.h"
+#include "memplan/schedule.h"
 #include "memplan/workload.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/progress.h"
 
 namespace memplan::cli {
 
@@ -28,6 +31,9 @@ struct RunOptions {
   std::vector<std::string> preallocate;
   std::string offline = "auto";
   std::string format = "text";
+  std::string inplace = "none";  // --inplace: none, tflite, tflm, all
+  bool reorder = false;          // --reorder
+  bool quiet = false;            // no progress on stderr
 };
 
 // An aligned buffer of exactly `size` bytes on the heap.
@@ -81,18 +87,50 @@ nlohmann::ordered_json AllocationsJson(const Arena& arena) {
   return out;
 }
 
+// "inplace=tflm", "reorder", "reorder+inplace=tflm", or empty (the model as it is).
+std::string VariantName(const RunOptions& o) {
+  const std::string inplace = o.inplace == "none" ? "" : "inplace=" + o.inplace;
+  if (!o.reorder) return inplace;
+  return inplace.empty() ? "reorder" : "reorder+" + inplace;
+}
+
+// --reorder: the model with its ops in the order that keeps the fewest bytes alive
+// (with the in-place rules), as plan --reorder finds it; the model itself when no
+// order is better.
+Graph Reordered(const Graph& graph, const InPlaceRuleSet& rules, const RunOptions& o,
+                bool& changed) {
+  if (!graph.fixed_offsets.empty() && o.offline != "ignore")
+    throw UsageError(fmt::format(
+        "{}: --reorder: the model carries an offline plan made for its own operator order; "
+        "add --offline ignore to plan every tensor online",
+        o.model));
+  OrderSearchOptions search;
+  search.inplace = rules.empty() ? nullptr : &rules;
+  search.size_alignment = kDefaultArenaAlignment;
+  const OrderSearchResult orders = SearchOperatorOrder(graph, search);
+  changed = orders.changed;
+  return orders.changed ? ReorderOperators(graph, orders) : graph;
+}
+
 void Run(const RunOptions& o) {
+  Progress progress("memplan run", o.quiet);
+  progress.Stage("loading the model");
   const Workload workload = LoadWorkload(o.model, ToLoadOptions(o.model_flags));
   if (!workload.graph)
     throw UsageError(
         fmt::format("run needs a model (.tflite, .onnx or zoo:NAME), not {} input '{}'",
                     workload.kind, o.model));
-  const Graph& graph = *workload.graph;
+  const InPlaceRuleSet& rules = InPlaceRuleSetNamed(o.inplace);
+  bool order_changed = false;
+  if (o.reorder) progress.Stage("searching an operator order");
+  const Graph graph =
+      o.reorder ? Reordered(*workload.graph, rules, o, order_changed) : *workload.graph;
   const KernelRegistry& kernels = VerificationKernels();
 
   InterpreterOptions options;
   options.strategy = o.strategy.starts_with("offsets/") ? o.strategy.substr(8) : o.strategy;
   options.offline = OfflineUse(o.offline);
+  if (!rules.empty()) options.inplace = rules;
 
   std::vector<std::vector<std::byte>> user_buffers;
   std::vector<std::pair<TensorRef, std::span<std::byte>>> preallocated;
@@ -103,6 +141,7 @@ void Run(const RunOptions& o) {
     preallocated.emplace_back(ref, user_buffers.back());
   }
 
+  progress.Stage("measuring the arena");
   const ArenaRequirement need = MeasureArena(graph, kernels, options, preallocated);
   const Bytes required = need.total;
   std::unique_ptr<AlignedBuffer> main_buffer, persistent_buffer;
@@ -118,9 +157,12 @@ void Run(const RunOptions& o) {
   Interpreter interpreter(graph, *arena, kernels, options);
   for (const auto& [ref, buffer] : preallocated)
     interpreter.RegisterPreallocatedTensor(ref, buffer);
+  progress.Stage("invoking the planned arena");
   const auto planned = RunInvocations(interpreter, o.invokes);
+  progress.Stage("invoking the naive layout");
   const std::string difference =
       FirstDifference(graph, RunNaive(graph, kernels, o.invokes), planned);
+  progress.Finish();
   const bool match = difference.empty();
   const InterpreterStats& s = interpreter.stats();
 
@@ -128,7 +170,13 @@ void Run(const RunOptions& o) {
     nlohmann::ordered_json j;
     j["model"] = o.model;
     j["strategy"] = interpreter.plan().strategy;
+    if (const std::string variant = VariantName(o); !variant.empty()) j["variant"] = variant;
+    if (o.reorder) j["order_changed"] = order_changed;
     j["head_bytes"] = s.head_bytes;
+    if (options.inplace) {
+      j["head_without_inplace_bytes"] = s.head_without_inplace;
+      j["inplace_shares"] = s.inplace_shares;
+    }
     j["tail_bytes"] = arena->PersistentUsedBytes();
     j["temp_peak_bytes"] = arena->PeakTempBytes();
     j["arena_bytes"] = arena->capacity();
@@ -154,6 +202,11 @@ void Run(const RunOptions& o) {
   } else {
     fmt::print("{}", PrintAllocations(*arena));
     fmt::print("{}", PrintRuntimeSummary(*arena, interpreter));
+    if (o.reorder)
+      fmt::print("[memplan] Operator order: {}\n", order_changed
+                                                       ? "reordered to keep fewer bytes alive"
+                                                       : "the model's own (no "
+                                                         "better order found)");
     fmt::print(
         "[memplan] Arena {} bytes (this model needs {}); {} invocation{}: outputs {} the "
         "naive layout{}\n",
@@ -195,6 +248,14 @@ void AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "ignore", "require"}));
   cmd->add_option("-f,--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--inplace", options->inplace,
+                  "outputs share a dying input's memory by rule set: none, tflite, tflm, all "
+                  "(memplan rules); the kernels honour it")
+      ->check(CLI::IsMember({"none", "tflite", "tflm", "all"}));
+  cmd->add_flag("--reorder", options->reorder,
+                "run the ops in the order that keeps the fewest bytes alive (with --inplace "
+                "rules)");
+  AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { Run(*options); });
 }
 

@@ -13,6 +13,7 @@
 #include "memplan/tflm_print.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/progress.h"
 #include "tools/strategy_runs.h"
 
 namespace memplan::cli {
@@ -30,7 +31,8 @@ struct ShowOptions {
   std::string svg;
   std::string html;
   bool ascii = false;
-  ModelFlags model;  // how a model input becomes records
+  ModelFlags model;    // how a model input becomes records
+  bool quiet = false;  // no progress on stderr
 };
 
 // A run as a map. Objects plans will map here too (objects stacked by id, colour per
@@ -63,15 +65,26 @@ std::string Summary(const Workload& workload, const MapPlan& plan) {
   return out;
 }
 
+// What --html draws when no strategy is named: every strategy but the exact solver,
+// which can take its whole time budget (ask for it with --strategy offsets/exact).
+std::vector<std::string> DefaultHtmlKeys() {
+  std::vector<std::string> keys = ExpandStrategies({"all"});
+  std::erase(keys, "offsets/exact");
+  return keys;
+}
+
 void RunShow(const ShowOptions& o) {
+  Progress progress("memplan show", o.quiet);
+  progress.Stage("loading");
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
   if (o.align) workload.problem.alignment = *o.align;
   const bool named = !o.strategies.empty();
   const std::vector<std::string> single_keys =
       named ? ExpandStrategies(o.strategies) : DefaultSingleKeys();
-  const std::vector<std::string> keys =
-      !o.html.empty() && !named ? ExpandStrategies({"all"}) : single_keys;
+  const std::vector<std::string> keys = !o.html.empty() && !named ? DefaultHtmlKeys() : single_keys;
+  progress.Stage("planning");
   const Runs runs = RunStrategies(workload, keys);
+  progress.Stage("drawing");
 
   std::vector<MapPlan> maps;
   std::optional<std::size_t> single;  // index in `maps` of the plan single views show
@@ -88,6 +101,7 @@ void RunShow(const ShowOptions& o) {
 
   if (!o.svg.empty()) WriteFileAtomically(o.svg, RenderSvg(workload, plan));
   if (!o.html.empty()) WriteFileAtomically(o.html, RenderHtml(workload, maps, *single));
+  progress.Finish();
   if (o.ascii) {
     fmt::print("{}", TflmMemoryPlanText(workload.problem, plan.offsets));
     return;
@@ -125,6 +139,7 @@ void AddShowCommand(CLI::App& app) {
   cmd->add_flag("--ascii", options->ascii,
                 "print TensorFlow Lite Micro's PrintMemoryPlan() text for the plan");
   AddModelFlags(*cmd, options->model);
+  AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { RunShow(*options); });
 }
 

@@ -11,6 +11,7 @@
 #include "tools/commands.h"
 #include "tools/model_options.h"
 #include "tools/offline_check.h"
+#include "tools/progress.h"
 #include "tools/variants.h"
 
 namespace memplan::cli {
@@ -24,7 +25,8 @@ struct VerifyOptions {
   std::string plan;              // empty: check the model's own offline plan
   std::string inplace = "tflm";  // shares an offline plan may use
   std::optional<Bytes> align;
-  ModelFlags model;  // how a model input becomes records
+  ModelFlags model;    // how a model input becomes records
+  bool quiet = false;  // no progress on stderr
 };
 
 // Prints each problem on its own line and fails with a count.
@@ -68,6 +70,10 @@ void VerifyOfflinePlan(const VerifyOptions& o, const Workload& workload) {
 }
 
 void RunVerify(const VerifyOptions& o) {
+  // Reading a large model and rebuilding a variant (--reorder searches) are the slow
+  // part; the checks themselves are O(n log n).
+  Progress progress("memplan verify", o.quiet);
+  progress.Stage("reading " + o.input);
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
   if (o.plan.empty()) return VerifyOfflinePlan(o, workload);
   const std::string text = ReadFileBytes(o.plan);
@@ -82,6 +88,7 @@ void RunVerify(const VerifyOptions& o) {
       VariantOfPlanFile(workload, nlohmann::json::parse(text), o.plan, o.model.intermediates_only);
   const Problem& problem = variant ? variant->tensors : workload.problem;
   Validate(problem);
+  progress.Finish();
 
   const auto mismatches = CompareWithProblem(file, problem, o.input, kMaxListed);
   if (!mismatches.empty())
@@ -135,6 +142,7 @@ void AddVerifyCommand(CLI::App& app) {
                   "alignment to check (default: the plan file's, else the input's)")
       ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
   AddModelFlags(*cmd, options->model);
+  AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { RunVerify(*options); });
 }
 

@@ -13,7 +13,8 @@
 //     temp <- the allocation-info array and the planner's working memory (TFLM's
 //     greedy planner needs 40 bytes per buffer: modelled, so the arena is sized as a
 //     device needs it; memplan's strategies themselves run on the host heap);
-//     plan -> verify -> every data pointer resolved; temp released;
+//     plan -> verify -> every data pointer resolved; temp released (with in place:
+//     merge the records of shared outputs first, plan, expand, verify);
 //     head <- the largest plan of all models sharing the arena.
 //  4. tail <- persistent views of the graph's inputs and outputs; variables zeroed.
 // Several Interpreters may share one Arena: the head is shared (models take turns).
@@ -27,6 +28,7 @@
 
 #include "memplan/arena.h"
 #include "memplan/graph.h"
+#include "memplan/inplace.h"
 #include "memplan/kernel.h"
 #include "memplan/plan.h"
 
@@ -48,8 +50,14 @@ struct InterpreterOptions {
   // one per tensor of every subgraph (subgraph 0 first), -1 = plan online. Empty: the
   // model's.
   std::vector<std::int64_t> offline_offsets;
+  // In-place outputs (include/memplan/inplace.h): the buffers' records are merged as
+  // ApplyInPlace merges them for the ops' own order, the merged records planned, and the
+  // plan expanded, so an output that shares an input's memory gets its address. Kernels
+  // must honour the shares (VerificationKernels do). Empty or absent: nothing shares.
+  std::optional<InPlaceRuleSet> inplace;
   // For tests only: commit this plan (over problem() of an identical interpreter)
-  // instead of planning, and do not verify it. Shows that a broken plan is caught.
+  // instead of planning, and do not verify it (in place is not applied). Shows that a
+  // broken plan is caught.
   std::optional<OffsetPlan> unchecked_plan;
 };
 
@@ -71,6 +79,8 @@ struct InterpreterStats {
   std::size_t preallocated = 0;          // tensors in application buffers
   Bytes preallocated_bytes = 0;          // their bytes (outside the arena)
   Bytes head_without_preallocation = 0;  // the plan if they were in the arena (0: none)
+  std::size_t inplace_shares = 0;        // outputs living in an input's buffer (in place)
+  Bytes head_without_inplace = 0;        // the plan if none shared (0: in place not asked)
 };
 
 class Interpreter {
@@ -115,7 +125,10 @@ class Interpreter {
   // scratch buffers), what each record stands for, and the committed plan.
   const Problem& problem() const;
   const std::vector<PlannedBuffer>& buffers() const;
+  // With in place, plan() is the expanded plan (a shared output at its input's offset;
+  // such pairs overlap by design) and shares() lists every share applied.
   const OffsetPlan& plan() const;
+  const std::vector<BufferShare>& shares() const;
   const InterpreterStats& stats() const;
   const Graph& graph() const;
   Arena& arena() const;

@@ -20,7 +20,12 @@ namespace memplan {
 // size of the cell state; MEAN/SUM on int8/int16: output elements*4; REDUCE_MAX/MIN:
 // 4*input rank and 4*axis elements) and that run the subgraphs of IF, WHILE and
 // CALL_ONCE. Every op also rewrites the variable tensors it reads (state: read, modify,
-// write), so state carries over from one invocation to the next.
+// write), so state carries over from one invocation to the next. The op types of the
+// built-in in-place rule sets compute as kernels on shared memory do, in every layout:
+// reshape-like ops copy input 0 unchanged, element-wise ops write each 8-byte word of
+// output 0 from that word of every input right after reading it; so an Interpreter
+// with InterpreterOptions::inplace gives the naive layout's outputs, and a share no real
+// kernel could honour (an op outside the rules, an input still read later) does not.
 const KernelRegistry& VerificationKernels();
 
 // The same requests, but eval touches no tensor byte: times the runtime alone.

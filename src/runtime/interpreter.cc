@@ -192,6 +192,9 @@ const std::vector<PlannedBuffer>& Interpreter::buffers() const {
 const OffsetPlan& Interpreter::plan() const {
   return state_->plan;
 }
+const std::vector<BufferShare>& Interpreter::shares() const {
+  return state_->shares;
+}
 const InterpreterStats& Interpreter::stats() const {
   return state_->stats;
 }

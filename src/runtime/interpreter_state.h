@@ -106,7 +106,8 @@ struct InterpreterState {
 
   Problem problem;                     // the planned buffers
   std::vector<PlannedBuffer> buffers;  // what each record stands for
-  OffsetPlan plan;                     // the committed plan
+  OffsetPlan plan;                     // the committed plan (expanded, with in place)
+  std::vector<BufferShare> shares;     // in place: the shares the plan applies
   InterpreterStats stats;              // figures for reports
 
   // AllocateTensors without the diagnosis of a too small arena: the steps below.

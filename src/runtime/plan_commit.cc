@@ -2,6 +2,8 @@
 // go to the tail; the allocation-info array and the planner's working memory to temp;
 // the buffers that need allocating become a Problem, planned with the chosen strategy
 // around the offline offsets, verified, and committed as data pointers into the head.
+// With in place, the records of outputs that share an input's memory merge into that
+// input's record first (ApplyInPlace), and the plan of the merged records is expanded.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <memory>
 
 #include "memplan/error.h"
+#include "memplan/inplace.h"
 #include "memplan/offsets.h"
 #include "src/runtime/interpreter_state.h"
 
@@ -95,6 +98,31 @@ PlanInput BuildProblem(const InterpreterState& state, std::span<const Allocation
     in.entries.push_back(k);
   }
   return in;
+}
+
+struct PlannedBuffers {
+  OffsetPlan plan;                  // one offset per record of the input
+  std::vector<BufferShare> shares;  // in place: the shares applied
+};
+
+// Plans the records with the strategy; with in place, plans the merged records and
+// expands the plan back (both checked).
+PlannedBuffers PlanBuffers(const InterpreterState& state, const PlanInput& in) {
+  const InterpreterOptions& o = state.options;
+  if (!o.inplace || o.inplace->empty()) return {PlanOffsets(in.problem, o.strategy), {}};
+  GraphRecords records;
+  records.problem = in.problem;
+  for (std::size_t r = 0; r < in.buffers.size(); ++r) {
+    const PlannedBuffer& b = in.buffers[r];
+    // A scratch buffer stands for no tensor: an origin no share names.
+    records.origins.push_back(b.scratch_op >= 0 ? TensorRef{-1, static_cast<std::int32_t>(r)}
+                                                : b.tensor);
+  }
+  InPlaceRecords merged = ApplyInPlace(state.graph, records, *o.inplace);
+  const OffsetPlan merged_plan = PlanOffsets(merged.problem, o.strategy);
+  OffsetPlan plan = ExpandPlan(in.problem, merged, merged_plan);
+  VerifyExpandedOrThrow(in.problem, merged, merged_plan, plan);
+  return {std::move(plan), std::move(merged.shares)};
 }
 
 }  // namespace
@@ -193,7 +221,13 @@ void InterpreterState::CommitPlan() {
     plan = *options.unchecked_plan;
     plan.arena_bytes = ArenaBytes(in.problem, plan.offsets);
   } else {
-    plan = PlanOffsets(in.problem, options.strategy);
+    PlannedBuffers planned = PlanBuffers(*this, in);
+    plan = std::move(planned.plan);
+    shares = std::move(planned.shares);
+    if (options.inplace) {
+      stats.inplace_shares = shares.size();
+      stats.head_without_inplace = PlanOffsets(in.problem, options.strategy).arena_bytes;
+    }
   }
   for (std::size_t r = 0; r < in.entries.size(); ++r)
     *infos[in.entries[r]].target = arena.head_start() + plan.offsets[r];
@@ -210,7 +244,7 @@ void InterpreterState::CommitPlan() {
     // What the plan would need with those tensors in the arena (planned on the host).
     const PlanInput without = BuildProblem(*this, entries, is_preallocated, true);
     stats.head_without_preallocation =
-        options.unchecked_plan ? 0 : PlanOffsets(without.problem, options.strategy).arena_bytes;
+        options.unchecked_plan ? 0 : PlanBuffers(*this, without).plan.arena_bytes;
   }
   problem = std::move(in.problem);
   buffers = std::move(in.buffers);

@@ -37,6 +37,10 @@ std::string PrintRuntimeSummary(const Arena& arena, const Interpreter& interpret
       "[memplan] Plan '{}': {} buffers ({} tensors, {} scratch, {} offline), head {} bytes\n",
       interpreter.plan().strategy, s.planned_buffers, s.planned_buffers - s.scratch_buffers,
       s.scratch_buffers, s.offline_buffers, s.head_bytes);
+  if (s.head_without_inplace > 0)
+    out += fmt::format(
+        "[memplan] In place: {} output{} in an input's memory; head {} bytes instead of {}\n",
+        s.inplace_shares, s.inplace_shares == 1 ? "" : "s", s.head_bytes, s.head_without_inplace);
   if (s.tail_variables > 0)
     out += fmt::format("[memplan] Variables in the tail: {} tensors, {} bytes\n", s.tail_variables,
                        s.variable_bytes);

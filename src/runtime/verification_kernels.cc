@@ -7,36 +7,22 @@
 //   h2 = hash(h, inputs, scratch, outputs)              read back: anything clobbered since
 //   output j's first 8 bytes ^= h2                      ... shows in the outputs
 // Constants live outside the arena (in the model); they are hashed by identity.
-//
-// In place (plans with shares, e.g. `memplan embed --inplace`): an op that memplan's
-// widest rule set lets write over an input does what such a kernel does on shared
-// memory. An overwrite op (ADD, RELU, ...) whose output 0 is exactly the input's bytes
-// reads the input before writing, so its read-back uses those bytes as read; a
-// reshape-like op (RESHAPE, EXPAND_DIMS, ...) copies its input to output 0 unchanged, in
-// every layout (that is what the op does), and spoils the copy when another input was
-// clobbered. Any other overlap still changes the outputs.
+// Ops an in-place rule set may let share memory get kernels that honour it instead
+// (sharing_kernels.cc): reshape-like ops copy, element-wise ops stream word by word.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
-#include <vector>
+#include <map>
 
 #include "memplan/error.h"
 #include "memplan/inplace.h"
 #include "memplan/runtime_check.h"
 #include "src/runtime/hash_stream.h"
+#include "src/runtime/verify_kernels.h"
 
 namespace memplan {
 
-namespace {
-
-using detail::Absorb;
-using detail::FillStream;
-using detail::Mix64;
-
-struct VerifyOpData {
-  std::uint64_t seed = 0;  // op identity: node index and op type
-};
+namespace detail {
 
 void* InitVerify(OpContext& context) {
   auto* data = static_cast<VerifyOpData*>(context.AllocatePersistent(sizeof(VerifyOpData)));
@@ -44,6 +30,8 @@ void* InitVerify(OpContext& context) {
                      detail::HashText(context.op().type));
   return data;
 }
+
+namespace {
 
 std::uint64_t AbsorbView(std::uint64_t h, const TensorView& view, std::uint64_t position) {
   if (!view.present()) return Mix64(h ^ (0xa5a5ULL + position));
@@ -67,64 +55,10 @@ bool Writable(const TensorView& view) {
   return view.present() && !view.tensor->is_constant;
 }
 
-bool SameBytes(const TensorView& a, const TensorView& b) {
-  return a.data.data() == b.data.data() && a.data.size() == b.data.size();
-}
+}  // namespace
 
-// The input output 0 may take the memory of under memplan's widest in-place rules: the
-// allowed one it does share, else (reshape-like ops, which copy) the first allowed one
-// of its size in the arena; -1 when none.
-int SharableInput(OpContext& context, const InPlaceRule& rule) {
-  if (context.num_outputs() == 0 || !Writable(context.output(0))) return -1;
-  const TensorView out = context.output(0);
-  int first = -1;
-  for (std::size_t i = 0; i < context.num_inputs() && i < 32; ++i) {
-    const TensorView in = context.input(i);
-    if (!(rule.inputs >> i & 1u) || !Writable(in) || in.tensor->is_variable ||
-        in.data.size() != out.data.size() || out.data.empty())
-      continue;
-    if (SameBytes(in, out)) return static_cast<int>(i);
-    if (first < 0) first = static_cast<int>(i);
-  }
-  return rule.kind == ShareKind::kAlias ? first : -1;
-}
-
-// A reshape-like op: output 0 = input `from` byte for byte; other outputs as usual. A
-// clobbered input (other than the one shared) spoils the copy.
-void EvalAlias(OpContext& context, std::size_t from) {
+void EvalVerifyGeneric(OpContext& context) {
   const auto* data = static_cast<const VerifyOpData*>(context.op_data());
-  std::vector<std::uint64_t> before(context.num_inputs());
-  for (std::size_t i = 0; i < context.num_inputs(); ++i)
-    before[i] = AbsorbView(data->seed, context.input(i), i);
-  const TensorView in = context.input(from);
-  const TensorView out = context.output(0);
-  if (!SameBytes(in, out)) std::memmove(out.data.data(), in.data.data(), out.data.size());
-  const std::uint64_t h = Mix64(before.empty() ? data->seed : before.back());
-  for (std::size_t j = 1; j < context.num_outputs(); ++j)
-    if (Writable(context.output(j))) FillStream(context.output(j).data, Mix64(h ^ (0x5000 + j)));
-  for (std::size_t i = 0; i < context.num_inputs(); ++i) {
-    if (i == from && SameBytes(in, out)) continue;
-    if (AbsorbView(data->seed, context.input(i), i) != before[i]) {
-      out.data[0] ^= std::byte{0xff};
-      return;
-    }
-  }
-}
-
-void EvalVerify(OpContext& context) {
-  const auto* data = static_cast<const VerifyOpData*>(context.op_data());
-  static const InPlaceRuleSet& widest = InPlaceRuleSetNamed("all");
-  const InPlaceRule* rule = widest.Find(context.op().type);
-  const int shared = rule ? SharableInput(context, *rule) : -1;
-  if (shared >= 0 && rule->kind == ShareKind::kAlias)
-    return EvalAlias(context, static_cast<std::size_t>(shared));
-  // An overwrite in place: keep the input's bytes as read for the read-back.
-  std::vector<std::byte> as_read;
-  if (shared >= 0 &&
-      SameBytes(context.input(static_cast<std::size_t>(shared)), context.output(0))) {
-    const auto bytes = context.input(static_cast<std::size_t>(shared)).data;
-    as_read.assign(bytes.begin(), bytes.end());
-  }
   std::uint64_t h = AbsorbInputs(data->seed, context);
   for (int k = 0; k < context.num_scratch(); ++k)
     FillStream(context.Scratch(k), Mix64(h + 0x1000 + static_cast<std::uint64_t>(k)));
@@ -150,11 +84,7 @@ void EvalVerify(OpContext& context) {
     const TensorView out = context.output(j);
     if (Writable(out)) FillStream(out.data, Mix64(h ^ (0x5000 + j)));
   }
-  std::uint64_t h2 = Mix64(h);
-  for (std::size_t i = 0; i < context.num_inputs(); ++i)
-    h2 = !as_read.empty() && static_cast<int>(i) == shared ? Absorb(h2 ^ i, as_read)
-                                                           : AbsorbView(h2, context.input(i), i);
-  h2 = AbsorbScratch(h2, context);
+  std::uint64_t h2 = AbsorbScratch(AbsorbInputs(Mix64(h), context), context);
   for (std::size_t j = 0; j < context.num_outputs(); ++j) h2 = AbsorbView(h2, context.output(j), j);
   for (std::size_t j = 0; j < context.num_outputs(); ++j) {
     const TensorView out = context.output(j);
@@ -164,6 +94,12 @@ void EvalVerify(OpContext& context) {
     for (std::size_t b = 0; b < n; ++b) out.data[b] ^= static_cast<std::byte>(tag >> (8 * b));
   }
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::InitVerify;
 
 void EvalNothing(OpContext&) {}
 
@@ -250,10 +186,31 @@ KernelRegistry MakeRegistry(void (*eval)(OpContext&), const char* prefix) {
   return r;
 }
 
+// Every op type a built-in in-place rule set names gets the kernel of its kind, in every
+// layout, whatever set a run uses: the naive layout must compute the same bytes.
+KernelRegistry MakeVerificationRegistry() {
+  KernelRegistry r = MakeRegistry(&detail::EvalVerifyGeneric, "verify");
+  std::map<std::string, ShareKind, std::less<>> kinds;
+  for (const InPlaceRuleSet& set : InPlaceRuleSets())
+    for (const InPlaceRule& rule : set.rules) {
+      const auto [it, added] = kinds.emplace(rule.op, rule.kind);
+      if (!added && it->second != rule.kind)
+        throw InternalError(
+            fmt::format("in-place rules: {} is an alias in one set and an "
+                        "overwrite in another",
+                        rule.op));
+    }
+  for (const auto& [op, kind] : kinds)
+    r.Add(op, kind == ShareKind::kAlias
+                  ? Kernel{"verify/alias", &InitVerify, nullptr, &detail::EvalAlias}
+                  : Kernel{"verify/elementwise", &InitVerify, nullptr, &detail::EvalElementwise});
+  return r;
+}
+
 }  // namespace
 
 const KernelRegistry& VerificationKernels() {
-  static const KernelRegistry registry = MakeRegistry(&EvalVerify, "verify");
+  static const KernelRegistry registry = MakeVerificationRegistry();
   return registry;
 }
 
