@@ -4,13 +4,24 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace memplan::cli {
 
 namespace {
 
-constexpr auto kQuietFor = std::chrono::seconds(1);       // nothing shown before this
 constexpr auto kRedraw = std::chrono::milliseconds(250);  // status line refresh
+
+// Nothing is shown before this. MEMPLAN_PROGRESS_AFTER_MS changes it, so tests (and
+// demos) can see progress of work that has become fast without depending on timing.
+std::chrono::steady_clock::duration QuietFor() {
+  if (const char* env = std::getenv("MEMPLAN_PROGRESS_AFTER_MS")) {
+    char* end = nullptr;
+    const long ms = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && ms >= 0) return std::chrono::milliseconds(ms);
+  }
+  return std::chrono::seconds(1);
+}
 
 }  // namespace
 
@@ -18,7 +29,8 @@ Progress::Progress(std::string command, bool quiet, bool status_line)
     : enabled_(!quiet && isatty(STDERR_FILENO)),
       status_line_(status_line),
       command_(std::move(command)),
-      start_(std::chrono::steady_clock::now()) {
+      start_(std::chrono::steady_clock::now()),
+      quiet_for_(QuietFor()) {
   if (enabled_) ticker_ = std::thread([this] { Run(); });
 }
 
@@ -47,6 +59,7 @@ void Progress::Done(std::string line) {
   if (!enabled_) return;
   std::lock_guard lock(mutex_);
   pending_.push_back(std::move(line));
+  if (std::chrono::steady_clock::now() - start_ >= quiet_for_) past_second_ = true;
   if (past_second_) FlushLocked();
 }
 
@@ -76,7 +89,7 @@ void Progress::Run() {
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, kRedraw, [this] { return stop_; })) {
     const auto elapsed = std::chrono::steady_clock::now() - start_;
-    if (elapsed < kQuietFor) continue;
+    if (elapsed < quiet_for_) continue;
     past_second_ = true;
     FlushLocked();
     if (!status_line_ || stage_.empty()) continue;

@@ -42,14 +42,15 @@ class Progress {
   bool status_line_;     // draw the status line
   std::string command_;  // status line prefix
   std::chrono::steady_clock::time_point start_;
-  std::mutex mutex_;                  // guards what follows and stderr
-  std::condition_variable wake_;      // stops the ticker early
-  bool stop_ = false;                 // the ticker should end
-  bool past_second_ = false;          // the work has taken a second
-  bool drawn_ = false;                // a status line is on the terminal
-  std::string stage_;                 // current stage
-  std::vector<std::string> pending_;  // Done() lines within the first second
-  std::thread ticker_;                // redraws the status line
+  std::chrono::steady_clock::duration quiet_for_;  // nothing shown before this
+  std::mutex mutex_;                               // guards what follows and stderr
+  std::condition_variable wake_;                   // stops the ticker early
+  bool stop_ = false;                              // the ticker should end
+  bool past_second_ = false;                       // the work has taken a second
+  bool drawn_ = false;                             // a status line is on the terminal
+  std::string stage_;                              // current stage
+  std::vector<std::string> pending_;               // Done() lines within the first second
+  std::thread ticker_;                             // redraws the status line
 };
 
 // Adds -q,--quiet ("no progress on stderr") to a subcommand.
