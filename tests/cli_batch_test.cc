@@ -15,14 +15,11 @@ namespace memplan {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::Quote;
 using testing::RunMemplan;
 
 void Write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
-}
-
-std::string Quoted(const std::filesystem::path& path) {
-  return "'" + path.string() + "'";
 }
 
 // a.json, b.csv and a file memplan does not read.
@@ -36,7 +33,7 @@ std::filesystem::path RecordsFolder() {
 
 TEST(CliBatch, AFolderIsEveryInputInsideSortedByName) {
   const auto dir = RecordsFolder();
-  const auto r = RunMemplan("plan " + Quoted(dir) + " --format json");
+  const auto r = RunMemplan("plan " + Quote(dir) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");  // not a terminal: no progress
   const auto j = nlohmann::json::parse(r.out);
@@ -51,13 +48,13 @@ TEST(CliBatch, AFolderIsEveryInputInsideSortedByName) {
 TEST(CliBatch, AFolderOfOneIsStillAnArray) {
   const auto dir = testing::TempDir();
   Write(dir / "only.csv", "id,lower,upper,size\na,0,2,8\n");
-  auto r = RunMemplan("plan " + Quoted(dir) + " --format json");
+  auto r = RunMemplan("plan " + Quote(dir) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.is_array());
   EXPECT_EQ(j.size(), 1u);
   // The file itself: one object, as before.
-  r = RunMemplan("plan " + Quoted(dir / "only.csv") + " --format json");
+  r = RunMemplan("plan " + Quote(dir / "only.csv") + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out).is_object());
 }
@@ -65,7 +62,7 @@ TEST(CliBatch, AFolderOfOneIsStillAnArray) {
 TEST(CliBatch, ABadInputIsReportedAndTheOthersStillPlanned) {
   const auto dir = RecordsFolder();
   Write(dir / "c_bad.json", "{\"records\": [[1, 2,, 3]]}");
-  auto r = RunMemplan("plan " + Quoted(dir) + " --format json");
+  auto r = RunMemplan("plan " + Quote(dir) + " --format json");
   EXPECT_EQ(r.exit_code, 1);
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j.size(), 3u);
@@ -78,14 +75,14 @@ TEST(CliBatch, ABadInputIsReportedAndTheOthersStillPlanned) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
 
   // The table: one block per input, then a summary with a row per input.
-  r = RunMemplan("plan " + Quoted(dir) + " zoo:paper_example");
+  r = RunMemplan("plan " + Quote(dir) + " zoo:paper_example");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.out, HasSubstr("batch: 4 inputs, 3 planned, 1 failed\n"));
   EXPECT_THAT(r.out, HasSubstr("failed (see stderr)"));
   EXPECT_THAT(r.out, HasSubstr("zoo:paper_example"));
 
   // One input alone fails the command as before.
-  r = RunMemplan("plan " + Quoted(dir / "c_bad.json"));
+  r = RunMemplan("plan " + Quote(dir / "c_bad.json"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
@@ -115,11 +112,11 @@ TEST(CliBatch, AFlagThatDoesNotFitOneInputFailsThatInputOnly) {
 
 TEST(CliBatch, FolderErrors) {
   const auto empty = testing::TempDir();
-  auto r = RunMemplan("plan " + Quoted(empty));
+  auto r = RunMemplan("plan " + Quote(empty));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("no .tflite, .onnx, .json or .csv file in this folder"));
   // --out writes one plan.
-  r = RunMemplan("plan " + Quoted(RecordsFolder()) + " --out " + Quoted(empty / "p.json"));
+  r = RunMemplan("plan " + Quote(RecordsFolder()) + " --out " + Quote(empty / "p.json"));
   EXPECT_EQ(r.exit_code, 2);
 }
 
@@ -161,10 +158,10 @@ TEST(CliEverywhere, QuietIsAcceptedWhereWorkCanTakeLong) {
   const auto dir = testing::TempDir();
   const auto plan = dir / "plan.json";
   auto r =
-      RunMemplan("plan zoo:paper_example --quiet --strategy greedy_by_size --out " + Quoted(plan));
+      RunMemplan("plan zoo:paper_example --quiet --strategy greedy_by_size --out " + Quote(plan));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(RunMemplan("show zoo:paper_example --quiet").exit_code, 0);
-  EXPECT_EQ(RunMemplan("verify zoo:paper_example --quiet --plan " + Quoted(plan)).exit_code, 0);
+  EXPECT_EQ(RunMemplan("verify zoo:paper_example --quiet --plan " + Quote(plan)).exit_code, 0);
   EXPECT_EQ(RunMemplan("inspect zoo:mobilenet_v2 -q").exit_code, 0);
   r = RunMemplan("run zoo:mobilenet_v2 --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -199,7 +196,7 @@ TEST(CliEverywhere, HelpVersionAndOneLineErrors) {
 TEST(CliEverywhere, ShowDoesNotWaitOnTheExactSolverUnlessAsked) {
   const auto dir = testing::TempDir();
   const auto html = dir / "all.html";
-  const auto r = RunMemplan("show zoo:paper_example --html " + Quoted(html));
+  const auto r = RunMemplan("show zoo:paper_example --html " + Quote(html));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::size_t offsets = 0;
   for (const OffsetStrategy& s : OffsetStrategies()) offsets += s.name != "exact" ? 1 : 0;

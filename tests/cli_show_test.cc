@@ -10,16 +10,13 @@
 namespace memplan {
 namespace {
 
+using testing::Quote;
 using testing::RunMemplan;
 
 std::filesystem::path Write(const std::filesystem::path& dir, const std::string& name,
                             const std::string& text) {
   std::ofstream(dir / name) << text;
   return dir / name;
-}
-
-std::string Quote(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
 }
 
 std::size_t CountTensorRects(const testing::XmlElement& root) {

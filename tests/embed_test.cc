@@ -17,18 +17,9 @@ namespace {
 
 using testing::GraphBuilder;
 using ::testing::HasSubstr;
+using testing::Quote;
 using testing::RunMemplan;
-
-std::string Quote(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
-}
-
-std::filesystem::path WriteModel(const std::filesystem::path& dir, const std::string& name,
-                                 const std::string& bytes) {
-  const auto path = dir / name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+using testing::WriteFile;
 
 // Bindings for the shared models whose custom ops size their outputs at run time.
 std::string Bindings(const std::string& model) {
@@ -284,9 +275,9 @@ std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
 
 TEST(EmbedCli, BadCallsWriteNothing) {
   const auto dir = testing::TempDir();
-  const auto model = WriteModel(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
   const std::string before = ReadFileBytes(model);
-  WriteModel(dir, "corrupt.tflite", std::string(before).substr(0, 40));
+  WriteFile(dir, "corrupt.tflite", std::string(before).substr(0, 40));
   const auto files = FilesIn(dir);
   struct Case {
     std::string args;
@@ -315,7 +306,7 @@ TEST(EmbedCli, BadCallsWriteNothing) {
 
 TEST(EmbedCli, TextSummary) {
   const auto dir = testing::TempDir();
-  const auto model = WriteModel(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
   const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(dir / "o.tflite"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("arena "));
@@ -336,7 +327,7 @@ TEST(EmbedCli, ReplacesAnExistingOfflinePlan) {
   const auto dir = testing::TempDir();
   TfliteWriteOptions options;
   options.offline_offsets = std::vector<std::int32_t>{0, -1, -1, -1, -1};  // "in" at 0
-  const auto model = WriteModel(dir, "chain.tflite", WriteTflite(Chain(), options));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain(), options));
   const TfliteModel original = ReadTfliteFile(model);
   const auto out = dir / "o.tflite";
   const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(out));
@@ -358,7 +349,7 @@ TEST(EmbedCli, ReplacesAnUnusableOfflinePlan) {
   const auto dir = testing::TempDir();
   TfliteWriteOptions options;
   options.offline_offsets = std::vector<std::int32_t>{0, -1};
-  const auto model = WriteModel(dir, "chain.tflite", WriteTflite(Chain(), options));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain(), options));
   EXPECT_EQ(RunMemplan("plan " + Quote(model)).exit_code, 1);
   const auto out = dir / "o.tflite";
   const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(out));
@@ -381,7 +372,7 @@ TEST(EmbedCli, RefusesBuffersOutsideTheFlatbuffer) {
   auto* buffer = model->mutable_buffers()->GetMutableObject(1);
   ASSERT_TRUE(buffer->mutate_offset(data_at));
   ASSERT_TRUE(buffer->mutate_size(64));
-  const auto path = WriteModel(dir, "external.tflite", bytes);
+  const auto path = WriteFile(dir, "external.tflite", bytes);
   ASSERT_EQ(RunMemplan("plan " + Quote(path)).exit_code, 0);  // readable
   const auto r = RunMemplan("embed " + Quote(path) + " -o " + Quote(dir / "o.tflite"));
   EXPECT_EQ(r.exit_code, 1);
@@ -418,7 +409,7 @@ TEST(EmbedCli, RefusesRootFieldsNewerThanTheSchema) {
   fbb.Finish(flatbuffers::Offset<fb::Model>(fbb.EndTable(start)), fb::ModelIdentifier());
   const std::string bytes(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
   const auto dir = testing::TempDir();
-  const auto path = WriteModel(dir, "newer.tflite", bytes);
+  const auto path = WriteFile(dir, "newer.tflite", bytes);
   ASSERT_EQ(RunMemplan("plan " + Quote(path)).exit_code, 0);  // readable
   const auto r = RunMemplan("embed " + Quote(path) + " -o " + Quote(dir / "o.tflite"));
   EXPECT_EQ(r.exit_code, 1);
@@ -437,7 +428,7 @@ TEST(EmbedCli, WarnsOfVariablesTflmLooksUpInSubgraphZero) {
   const auto next = b.Tensor("next", 64);
   b.Inputs({}).Outputs({next}).Op("ADD", {state, state}, {next});
   const auto dir = testing::TempDir();
-  const auto model = WriteModel(dir, "calls.tflite", WriteTflite(b.Build()));
+  const auto model = WriteFile(dir, "calls.tflite", WriteTflite(b.Build()));
   const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(dir / "o.tflite"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("it would place 'state' (subgraph 1, tensor 0)"));

@@ -12,18 +12,9 @@ namespace {
 
 using testing::kOnnxFloat;
 using testing::OnnxBuilder;
+using testing::Quote;
 using testing::RunMemplan;
-
-std::string Quote(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
-}
-
-std::filesystem::path WriteModel(const std::filesystem::path& dir, const std::string& name,
-                                 const std::string& bytes) {
-  const auto path = dir / name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+using testing::WriteFile;
 
 // x [N,16] -> Relu -> a -> Sigmoid -> y; weights folded from a ConstantOfShape.
 OnnxBuilder Symbolic() {
@@ -38,7 +29,7 @@ OnnxBuilder Symbolic() {
 
 TEST(OnnxCli, PlanBindsSymbolicDimensions) {
   const auto dir = testing::TempDir();
-  const auto model = WriteModel(dir, "symbolic.onnx", Symbolic().Bytes());
+  const auto model = WriteFile(dir, "symbolic.onnx", Symbolic().Bytes());
   const auto unbound = RunMemplan("plan " + Quote(model));
   EXPECT_EQ(unbound.exit_code, 1);
   EXPECT_NE(unbound.err.find("--dim NAME=VALUE (symbolic: N)"), std::string::npos) << unbound.err;
@@ -67,9 +58,9 @@ TEST(OnnxCli, BadFilesExitOneAndWriteNothing) {
   misordered.Node("Relu", {"x"}, {"y"}, "early");
   const auto out = dir / "plan.json";
   for (const auto& [path, message] : std::vector<std::pair<std::filesystem::path, std::string>>{
-           {WriteModel(dir, "text.onnx", "this is not a model\n"), "not an ONNX model"},
-           {WriteModel(dir, "cut.onnx", good.substr(0, good.size() - 7)), "not an ONNX model"},
-           {WriteModel(dir, "order.onnx", misordered.Bytes()),
+           {WriteFile(dir, "text.onnx", "this is not a model\n"), "not an ONNX model"},
+           {WriteFile(dir, "cut.onnx", good.substr(0, good.size() - 7)), "not an ONNX model"},
+           {WriteFile(dir, "order.onnx", misordered.Bytes()),
             "node 'late' (Relu) reads 'y' before node 'early' (Relu) produces it"},
        }) {
     const auto r = RunMemplan("plan " + Quote(path) + " --dim N=1 --out " + Quote(out));

@@ -82,6 +82,17 @@ std::filesystem::path TempDir() {
   return dir;
 }
 
+std::string Quote(const std::filesystem::path& path) {
+  return "'" + path.string() + "'";
+}
+
+std::filesystem::path WriteFile(const std::filesystem::path& dir, const std::string& name,
+                                const std::string& bytes) {
+  const auto path = dir / name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
 CommandResult RunMemplan(const std::string& args) {
   static int runs = 0;
   const auto dir = std::filesystem::temp_directory_path() /

@@ -17,10 +17,11 @@ namespace memplan::testing {
 std::optional<std::filesystem::path> SharedDir();
 
 // Skips the current test with a clear message when ../shared is missing.
-#define MEMPLAN_REQUIRE_SHARED(var)                                                      \
-  const auto var##_opt = ::memplan::testing::SharedDir();                                \
-  if (!var##_opt) GTEST_SKIP() << "shared/ folder not found at " MEMPLAN_SHARED_DIR      \
-                               << " (models and conformance data); skipping";            \
+#define MEMPLAN_REQUIRE_SHARED(var)                                   \
+  const auto var##_opt = ::memplan::testing::SharedDir();             \
+  if (!var##_opt)                                                     \
+    GTEST_SKIP() << "shared/ folder not found at " MEMPLAN_SHARED_DIR \
+                 << " (models and conformance data); skipping";       \
   const std::filesystem::path var = *var##_opt
 
 nlohmann::json ReadJsonFile(const std::filesystem::path& path);
@@ -52,5 +53,12 @@ CommandResult RunMemplan(const std::string& args);
 
 // A fresh empty temporary directory for one test.
 std::filesystem::path TempDir();
+
+// `path` in single quotes, for the argument string of RunMemplan.
+std::string Quote(const std::filesystem::path& path);
+
+// Writes `bytes` to dir/name (binary) and returns that path.
+std::filesystem::path WriteFile(const std::filesystem::path& dir, const std::string& name,
+                                const std::string& bytes);
 
 }  // namespace memplan::testing

@@ -13,18 +13,9 @@ namespace memplan {
 namespace {
 
 using testing::GraphBuilder;
+using testing::Quote;
 using testing::RunMemplan;
-
-std::string Quote(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
-}
-
-std::filesystem::path WriteModel(const std::filesystem::path& dir, const std::string& name,
-                                 const std::string& bytes) {
-  const auto path = dir / name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+using testing::WriteFile;
 
 // in -> CONV_2D(in, w) -> a -> RELU -> b -> ADD(a, b) -> out.
 Graph Chain() {
@@ -41,7 +32,7 @@ Graph Chain() {
 
 TEST(TfliteCli, PlanReportsOpsAndTensorOrigins) {
   const auto dir = testing::TempDir();
-  const auto model = WriteModel(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
   const auto plan = dir / "plan.json";
   const auto r = RunMemplan("plan " + Quote(model) + " --format json --out " + Quote(plan));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -68,23 +59,23 @@ TEST(TfliteCli, PlanReportsOpsAndTensorOrigins) {
 TEST(TfliteCli, BadFilesExitOneAndWriteNothing) {
   const auto dir = testing::TempDir();
   const std::string good = WriteTflite(Chain());
-  const auto truncated = WriteModel(dir, "cut.tflite", good.substr(0, good.size() / 2));
+  const auto truncated = WriteFile(dir, "cut.tflite", good.substr(0, good.size() / 2));
   std::string flipped_magic = good;
   flipped_magic[5] = 'X';
-  const auto magic = WriteModel(dir, "magic.tflite", flipped_magic);
+  const auto magic = WriteFile(dir, "magic.tflite", flipped_magic);
   Graph dangling = Chain();
   dangling.subgraphs[0].ops[2].inputs = {1, 42};
-  const auto bad_index = WriteModel(dir, "index.tflite", WriteTflite(dangling));
+  const auto bad_index = WriteFile(dir, "index.tflite", WriteTflite(dangling));
   Graph calls = Chain();
   calls.subgraphs[0].ops[1].type = "IF";
   calls.subgraphs[0].ops[1].called_subgraphs = {3, 4};
-  const auto bad_call = WriteModel(dir, "call.tflite", WriteTflite(calls));
+  const auto bad_call = WriteFile(dir, "call.tflite", WriteTflite(calls));
   Graph late = Chain();
   std::swap(late.subgraphs[0].ops[1], late.subgraphs[0].ops[2]);
-  const auto order = WriteModel(dir, "order.tflite", WriteTflite(late));
+  const auto order = WriteFile(dir, "order.tflite", WriteTflite(late));
   Graph typed = Chain();
   typed.subgraphs[0].tensors[3].type = static_cast<DataType>(77);
-  const auto type = WriteModel(dir, "type.tflite", WriteTflite(typed));
+  const auto type = WriteFile(dir, "type.tflite", WriteTflite(typed));
   std::string buffer_bytes = WriteTflite(Chain());
   ASSERT_TRUE(tflite::fb::GetMutableModel(buffer_bytes.data())
                   ->mutable_subgraphs()
@@ -92,10 +83,10 @@ TEST(TfliteCli, BadFilesExitOneAndWriteNothing) {
                   ->mutable_tensors()
                   ->GetMutableObject(1)
                   ->mutate_buffer(12));
-  const auto buffer = WriteModel(dir, "buffer.tflite", buffer_bytes);
+  const auto buffer = WriteFile(dir, "buffer.tflite", buffer_bytes);
   std::string flipped = WriteTflite(Chain());
   flipped[3] ^= 0x40;  // the root offset's high byte: the root now lies past the end
-  const auto flip = WriteModel(dir, "flip.tflite", flipped);
+  const auto flip = WriteFile(dir, "flip.tflite", flipped);
   const auto out = dir / "plan.json";
   for (const auto& [path, message] : std::vector<std::pair<std::filesystem::path, std::string>>{
            {truncated, "corrupt or truncated TensorFlow Lite model"},
@@ -128,7 +119,7 @@ TEST(TfliteCli, BindingsFromTheCommandLine) {
   const auto mid = b.Typed("mid", DataType::kFloat32, {-1, 10});
   const auto out = b.Unsized("result");
   b.Inputs({in}).Outputs({out}).Op("RELU", {in}, {mid}).Op("MyDecoder", {mid}, {out});
-  const auto model = WriteModel(dir, "dyn.tflite", WriteTflite(b.Build()));
+  const auto model = WriteFile(dir, "dyn.tflite", WriteTflite(b.Build()));
   auto r = RunMemplan("plan " + Quote(model));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("3 tensors need memory but have no static size"), std::string::npos)
@@ -149,7 +140,7 @@ TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {
   // in [0,1] and a [1,2] overlap in time; the plan puts them both at 0.
   TfliteWriteOptions w;
   w.offline_offsets = std::vector<std::int32_t>{0, -1, 0, 1024, -1};
-  const auto model = WriteModel(dir, "offline.tflite", WriteTflite(Chain(), w));
+  const auto model = WriteFile(dir, "offline.tflite", WriteTflite(Chain(), w));
   auto r = RunMemplan("inspect " + Quote(model) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -169,7 +160,7 @@ TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {
   r = RunMemplan("plan " + Quote(model) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(nlohmann::json::parse(r.out)["best"]["bytes"], 2048);
-  const auto clean = WriteModel(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto clean = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
   r = RunMemplan("inspect " + Quote(clean) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["offline_plan"].is_null());
