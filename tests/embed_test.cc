@@ -15,6 +15,7 @@
 namespace memplan {
 namespace {
 
+using testing::ConvReluAddChain;
 using testing::GraphBuilder;
 using ::testing::HasSubstr;
 using testing::Quote;
@@ -252,19 +253,6 @@ TEST(EmbedModels, ReorderWritesTheNewOrder) {
   EXPECT_FALSE(std::filesystem::exists(dir / "x.tflite"));
 }
 
-// in -> CONV_2D -> a -> RELU -> b -> ADD(a, b) -> out.
-Graph Chain() {
-  GraphBuilder b;
-  const auto in = b.Typed("in", DataType::kFloat32, {1, 8, 8, 3});
-  const auto w = b.Constant("w", 64);
-  const auto a = b.Typed("a", DataType::kFloat32, {1, 8, 8, 4});
-  const auto c = b.Typed("b", DataType::kFloat32, {1, 8, 8, 4});
-  const auto out = b.Typed("out", DataType::kFloat32, {1, 8, 8, 4});
-  b.Inputs({in}).Outputs({out});
-  b.Op("CONV_2D", {in, w}, {a}).Op("RELU", {a}, {c}).Op("ADD", {a, c}, {out});
-  return b.Build();
-}
-
 std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(dir))
@@ -275,7 +263,7 @@ std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
 
 TEST(EmbedCli, BadCallsWriteNothing) {
   const auto dir = testing::TempDir();
-  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain()));
   const std::string before = ReadFileBytes(model);
   WriteFile(dir, "corrupt.tflite", std::string(before).substr(0, 40));
   const auto files = FilesIn(dir);
@@ -306,7 +294,7 @@ TEST(EmbedCli, BadCallsWriteNothing) {
 
 TEST(EmbedCli, TextSummary) {
   const auto dir = testing::TempDir();
-  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain()));
   const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(dir / "o.tflite"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("arena "));
@@ -327,7 +315,7 @@ TEST(EmbedCli, ReplacesAnExistingOfflinePlan) {
   const auto dir = testing::TempDir();
   TfliteWriteOptions options;
   options.offline_offsets = std::vector<std::int32_t>{0, -1, -1, -1, -1};  // "in" at 0
-  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain(), options));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain(), options));
   const TfliteModel original = ReadTfliteFile(model);
   const auto out = dir / "o.tflite";
   const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(out));
@@ -349,7 +337,7 @@ TEST(EmbedCli, ReplacesAnUnusableOfflinePlan) {
   const auto dir = testing::TempDir();
   TfliteWriteOptions options;
   options.offline_offsets = std::vector<std::int32_t>{0, -1};
-  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain(), options));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain(), options));
   EXPECT_EQ(RunMemplan("plan " + Quote(model)).exit_code, 1);
   const auto out = dir / "o.tflite";
   const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(out));
@@ -365,7 +353,7 @@ TEST(EmbedCli, ReplacesAnUnusableOfflinePlan) {
 // Data addressed from the file start cannot move: refused, nothing written.
 TEST(EmbedCli, RefusesBuffersOutsideTheFlatbuffer) {
   const auto dir = testing::TempDir();
-  std::string bytes = WriteTflite(Chain());
+  std::string bytes = WriteTflite(ConvReluAddChain());
   const std::size_t data_at = bytes.size();
   bytes += std::string(64, '\0');  // the constant's bytes, past the flatbuffer
   auto* model = tflite::fb::GetMutableModel(bytes.data());

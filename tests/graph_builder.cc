@@ -73,4 +73,16 @@ memplan::Tensor& GraphBuilder::Last() {
   return Current().tensors.back();
 }
 
+Graph ConvReluAddChain() {
+  GraphBuilder b;
+  const auto in = b.Typed("in", DataType::kFloat32, {1, 8, 8, 3});
+  const auto w = b.Constant("w", 64);
+  const auto a = b.Typed("a", DataType::kFloat32, {1, 8, 8, 4});
+  const auto c = b.Typed("b", DataType::kFloat32, {1, 8, 8, 4});
+  const auto out = b.Typed("out", DataType::kFloat32, {1, 8, 8, 4});
+  b.Inputs({in}).Outputs({out});
+  b.Op("CONV_2D", {in, w}, {a}).Op("RELU", {a}, {c}).Op("ADD", {a, c}, {out});
+  return b.Build();
+}
+
 }  // namespace memplan::testing

@@ -47,4 +47,8 @@ class GraphBuilder {
   Graph graph_;
 };
 
+// A small float model for command tests: in [1,8,8,3] -> CONV_2D(in, w) -> a -> RELU -> b
+// -> ADD(a, b) -> out, all [1,8,8,4] after the convolution.
+Graph ConvReluAddChain();
+
 }  // namespace memplan::testing

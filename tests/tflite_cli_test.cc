@@ -12,27 +12,15 @@
 namespace memplan {
 namespace {
 
+using testing::ConvReluAddChain;
 using testing::GraphBuilder;
 using testing::Quote;
 using testing::RunMemplan;
 using testing::WriteFile;
 
-// in -> CONV_2D(in, w) -> a -> RELU -> b -> ADD(a, b) -> out.
-Graph Chain() {
-  GraphBuilder b;
-  const auto in = b.Typed("in", DataType::kFloat32, {1, 8, 8, 3});
-  const auto w = b.Constant("w", 64);
-  const auto a = b.Typed("a", DataType::kFloat32, {1, 8, 8, 4});
-  const auto c = b.Typed("b", DataType::kFloat32, {1, 8, 8, 4});
-  const auto out = b.Typed("out", DataType::kFloat32, {1, 8, 8, 4});
-  b.Inputs({in}).Outputs({out});
-  b.Op("CONV_2D", {in, w}, {a}).Op("RELU", {a}, {c}).Op("ADD", {a, c}, {out});
-  return b.Build();
-}
-
 TEST(TfliteCli, PlanReportsOpsAndTensorOrigins) {
   const auto dir = testing::TempDir();
-  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain()));
   const auto plan = dir / "plan.json";
   const auto r = RunMemplan("plan " + Quote(model) + " --format json --out " + Quote(plan));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -58,25 +46,25 @@ TEST(TfliteCli, PlanReportsOpsAndTensorOrigins) {
 
 TEST(TfliteCli, BadFilesExitOneAndWriteNothing) {
   const auto dir = testing::TempDir();
-  const std::string good = WriteTflite(Chain());
+  const std::string good = WriteTflite(ConvReluAddChain());
   const auto truncated = WriteFile(dir, "cut.tflite", good.substr(0, good.size() / 2));
   std::string flipped_magic = good;
   flipped_magic[5] = 'X';
   const auto magic = WriteFile(dir, "magic.tflite", flipped_magic);
-  Graph dangling = Chain();
+  Graph dangling = ConvReluAddChain();
   dangling.subgraphs[0].ops[2].inputs = {1, 42};
   const auto bad_index = WriteFile(dir, "index.tflite", WriteTflite(dangling));
-  Graph calls = Chain();
+  Graph calls = ConvReluAddChain();
   calls.subgraphs[0].ops[1].type = "IF";
   calls.subgraphs[0].ops[1].called_subgraphs = {3, 4};
   const auto bad_call = WriteFile(dir, "call.tflite", WriteTflite(calls));
-  Graph late = Chain();
+  Graph late = ConvReluAddChain();
   std::swap(late.subgraphs[0].ops[1], late.subgraphs[0].ops[2]);
   const auto order = WriteFile(dir, "order.tflite", WriteTflite(late));
-  Graph typed = Chain();
+  Graph typed = ConvReluAddChain();
   typed.subgraphs[0].tensors[3].type = static_cast<DataType>(77);
   const auto type = WriteFile(dir, "type.tflite", WriteTflite(typed));
-  std::string buffer_bytes = WriteTflite(Chain());
+  std::string buffer_bytes = WriteTflite(ConvReluAddChain());
   ASSERT_TRUE(tflite::fb::GetMutableModel(buffer_bytes.data())
                   ->mutable_subgraphs()
                   ->GetMutableObject(0)
@@ -84,7 +72,7 @@ TEST(TfliteCli, BadFilesExitOneAndWriteNothing) {
                   ->GetMutableObject(1)
                   ->mutate_buffer(12));
   const auto buffer = WriteFile(dir, "buffer.tflite", buffer_bytes);
-  std::string flipped = WriteTflite(Chain());
+  std::string flipped = WriteTflite(ConvReluAddChain());
   flipped[3] ^= 0x40;  // the root offset's high byte: the root now lies past the end
   const auto flip = WriteFile(dir, "flip.tflite", flipped);
   const auto out = dir / "plan.json";
@@ -140,7 +128,7 @@ TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {
   // in [0,1] and a [1,2] overlap in time; the plan puts them both at 0.
   TfliteWriteOptions w;
   w.offline_offsets = std::vector<std::int32_t>{0, -1, 0, 1024, -1};
-  const auto model = WriteFile(dir, "offline.tflite", WriteTflite(Chain(), w));
+  const auto model = WriteFile(dir, "offline.tflite", WriteTflite(ConvReluAddChain(), w));
   auto r = RunMemplan("inspect " + Quote(model) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -160,7 +148,7 @@ TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {
   r = RunMemplan("plan " + Quote(model) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(nlohmann::json::parse(r.out)["best"]["bytes"], 2048);
-  const auto clean = WriteFile(dir, "chain.tflite", WriteTflite(Chain()));
+  const auto clean = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain()));
   r = RunMemplan("inspect " + Quote(clean) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["offline_plan"].is_null());
