@@ -55,7 +55,7 @@ struct Problem {
   std::string Describe(std::size_t i) const;
 };
 
-// Checks that a problem is well formed: first <= last, steps >= 0, alignment >= 1,
+// Checks that a problem is well formed: first <= last, steps in [0, 2^62), alignment >= 1,
 // fixed offsets aligned and per record, names per record, sizes that cannot overflow
 // an arena (their sum plus alignment slack fits in 64 bits). Throws InputError naming
 // the first bad record.

@@ -21,8 +21,7 @@ std::string Problem::NameOf(std::size_t i) const {
 
 std::string Problem::Describe(std::size_t i) const {
   const UsageRecord& r = records[i];
-  return fmt::format("record {} '{}' ({} B, steps {}..{})", i, NameOf(i), r.size, r.first,
-                     r.last);
+  return fmt::format("record {} '{}' ({} B, steps {}..{})", i, NameOf(i), r.size, r.first, r.last);
 }
 
 void Validate(const Problem& problem) {
@@ -39,6 +38,7 @@ void Validate(const Problem& problem) {
   // Every arena position must stay representable: Σ aligned sizes plus the largest
   // fixed end must fit in 64 bits, so no strategy can overflow while stacking records.
   constexpr Bytes kMax = std::numeric_limits<Bytes>::max();
+  constexpr Step kMaxStep = Step{1} << 62;
   Bytes total = 0;
   for (std::size_t i = 0; i < problem.records.size(); ++i) {
     const UsageRecord& r = problem.records[i];
@@ -47,6 +47,10 @@ void Validate(const Problem& problem) {
     if (r.first > r.last)
       throw InputError(fmt::format("{}: first step {} is after last step {}", problem.Describe(i),
                                    r.first, r.last));
+    // Sweeps and bounds step to last + 1; 2^62 keeps that (and step differences) in range.
+    if (r.last >= kMaxStep)
+      throw InputError(
+          fmt::format("{}: last step {} is too large (limit 2^62)", problem.Describe(i), r.last));
     const Bytes slack = problem.alignment - 1;
     if (r.size > kMax / 4 || total > kMax / 4 - r.size - slack)
       throw InputError(fmt::format(

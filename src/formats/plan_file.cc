@@ -8,6 +8,7 @@
 
 #include "memplan/error.h"
 #include "memplan/records_io.h"
+#include "src/formats/json_text.h"
 
 namespace memplan {
 
@@ -49,15 +50,7 @@ class Reader {
 }  // namespace
 
 PlanFile ParsePlanFile(std::string_view text, std::string_view source) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    const auto [line, column] = LineColumn(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    if (auto cut = what.find("parse error"); cut != std::string::npos) what = what.substr(cut);
-    throw InputError(fmt::format("{}:{}:{}: malformed JSON: {}", source, line, column, what));
-  }
+  Json doc = ParseJsonText(text, source);
   const Reader in(source);
   if (!doc.is_object())
     throw InputError(

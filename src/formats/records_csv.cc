@@ -28,9 +28,8 @@ std::vector<Field> SplitLine(std::string_view line) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = line.find(',', start);
-    const std::string_view raw = line.substr(start, comma == std::string_view::npos
-                                                        ? std::string_view::npos
-                                                        : comma - start);
+    const std::string_view raw = line.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     fields.push_back({Trim(raw), start + 1});
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -70,15 +69,17 @@ Problem ParseRecordsCsv(std::string_view text, std::string_view source) {
   for (std::size_t c = 0; c < header.size(); ++c) column.emplace(std::string(header[c].text), c);
   for (const char* required : {"lower", "size"})
     if (!column.count(required))
-      throw InputError(fmt::format("{}:{}:1: the header has no '{}' column (expected "
-                                   "id,lower,upper,size)",
-                                   source, header_line + 1, required));
+      throw InputError(
+          fmt::format("{}:{}:1: the header has no '{}' column (expected "
+                      "id,lower,upper,size)",
+                      source, header_line + 1, required));
   // MiniMalloc reads an 'end' column as an inclusive end instead of 'upper'.
   const bool inclusive_end = !column.count("upper") && column.count("end");
   if (!column.count("upper") && !inclusive_end)
-    throw InputError(fmt::format("{}:{}:1: the header has no 'upper' column (expected "
-                                 "id,lower,upper,size)",
-                                 source, header_line + 1));
+    throw InputError(
+        fmt::format("{}:{}:1: the header has no 'upper' column (expected "
+                    "id,lower,upper,size)",
+                    source, header_line + 1));
   auto col = [&](std::string_view name) -> std::optional<std::size_t> {
     auto it = column.find(name);
     return it == column.end() ? std::nullopt : std::optional(it->second);
@@ -97,16 +98,18 @@ Problem ParseRecordsCsv(std::string_view text, std::string_view source) {
       throw InputError(fmt::format("{}:{}:{}: expected {} fields, found {}", source, line,
                                    lines[li].size() + 1, header.size(), fields.size()));
     const std::int64_t lower = Integer(fields[*lower_col], source, line, "lower");
-    const std::int64_t upper = Integer(fields[*upper_col], source, line, inclusive_end ? "end" : "upper");
+    const std::int64_t upper =
+        Integer(fields[*upper_col], source, line, inclusive_end ? "end" : "upper");
     const std::int64_t size = Integer(fields[*size_col], source, line, "size");
     if (size < 0)
       throw InputError(fmt::format("{}:{}:{}: size {} is negative", source, line,
                                    fields[*size_col].column, size));
-    const std::int64_t last = inclusive_end ? upper : upper - 1;
-    if (lower < 0 || last < lower)
+    // Compared before `upper - 1`, which overflows for upper = INT64_MIN.
+    if (lower < 0 || (inclusive_end ? upper < lower : upper <= lower))
       throw InputError(fmt::format("{}:{}:{}: lifetime [{}, {}{} is empty or negative", source,
                                    line, fields[*lower_col].column, lower, upper,
                                    inclusive_end ? "]" : ")"));
+    const std::int64_t last = inclusive_end ? upper : upper - 1;
     problem.records.push_back({static_cast<Bytes>(size), lower, last});
     problem.names.emplace_back(id_col ? std::string(fields[*id_col].text)
                                       : std::to_string(problem.records.size() - 1));
@@ -126,7 +129,8 @@ Problem ParseRecordsCsv(std::string_view text, std::string_view source) {
       } else {
         const std::int64_t o = Integer(f, source, line, "offset");
         if (o < 0)
-          throw InputError(fmt::format("{}:{}:{}: offset {} is negative", source, line, f.column, o));
+          throw InputError(
+              fmt::format("{}:{}:{}: offset {} is negative", source, line, f.column, o));
         problem.fixed_offsets.emplace_back(static_cast<Bytes>(o));
       }
     }

@@ -5,6 +5,7 @@
 
 #include "memplan/error.h"
 #include "memplan/records_io.h"
+#include "src/formats/json_text.h"
 
 namespace memplan {
 
@@ -19,8 +20,7 @@ std::int64_t SignedInteger(const Json& value, std::string_view source, const std
     return value.get<std::int64_t>();
   }
   if (value.is_number_integer()) return value.get<std::int64_t>();
-  throw InputError(
-      fmt::format("{}: {}: expected an integer, got {}", source, where, value.dump()));
+  throw InputError(fmt::format("{}: {}: expected an integer, got {}", source, where, value.dump()));
 }
 
 Bytes Size(const Json& value, std::string_view source, const std::string& where) {
@@ -34,15 +34,7 @@ Bytes Size(const Json& value, std::string_view source, const std::string& where)
 }  // namespace
 
 Problem ParseRecordsJson(std::string_view text, std::string_view source) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    const auto [line, column] = LineColumn(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    if (auto cut = what.find("parse error"); cut != std::string::npos) what = what.substr(cut);
-    throw InputError(fmt::format("{}:{}:{}: malformed JSON: {}", source, line, column, what));
-  }
+  Json doc = ParseJsonText(text, source);
   if (!doc.is_object())
     throw InputError(fmt::format("{}: expected a JSON object with \"records\"", source));
   if (!doc.contains("records") || !doc["records"].is_array())
@@ -55,8 +47,8 @@ Problem ParseRecordsJson(std::string_view text, std::string_view source) {
     const Json& r = records[i];
     const std::string where = fmt::format("records[{}]", i);
     if (!r.is_array() || r.size() != 3)
-      throw InputError(fmt::format("{}: {}: expected [size, first, last], got {}", source, where,
-                                   r.dump()));
+      throw InputError(
+          fmt::format("{}: {}: expected [size, first, last], got {}", source, where, r.dump()));
     UsageRecord rec;
     rec.size = Size(r[0], source, where);
     rec.first = SignedInteger(r[1], source, where);
@@ -72,8 +64,8 @@ Problem ParseRecordsJson(std::string_view text, std::string_view source) {
   if (doc.contains("fixed_offsets") && !doc["fixed_offsets"].is_null()) {
     const Json& f = doc["fixed_offsets"];
     if (!f.is_array() || f.size() != problem.records.size())
-      throw InputError(fmt::format("{}: \"fixed_offsets\" must list one offset (or -1) per record",
-                                   source));
+      throw InputError(
+          fmt::format("{}: \"fixed_offsets\" must list one offset (or -1) per record", source));
     for (std::size_t i = 0; i < f.size(); ++i) {
       const std::int64_t v = SignedInteger(f[i], source, fmt::format("fixed_offsets[{}]", i));
       if (v < -1)
