@@ -99,6 +99,28 @@ TEST(Cli, RecordsFilesAndBadInputExitOne) {
   EXPECT_EQ(r.exit_code, 1);
 }
 
+// What fuzz/records_readers_fuzz.cc found (tests/records_fuzz_regressions_test.cc), as the
+// user meets it: an overflowing number terminated memplan; now exit 1 naming the place.
+TEST(Cli, OverflowingNumbersExitOne) {
+  const auto dir = testing::TempDir();
+  auto big = Write(dir, "big.json", "{\"records\": [[16, 0, 1],\n [1e999, 0, 1]]}");
+  auto r = RunMemplan("plan '" + big.string() + "' -q");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("big.json:2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("number overflow"), std::string::npos) << r.err;
+
+  auto plan = Write(dir, "plan.json",
+                    "{\"mode\": \"offsets\", \"arena_bytes\": 60e21120, \"tensors\": []}");
+  r = RunMemplan("verify zoo:paper_example --plan '" + plan.string() + "' -q");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("plan.json:1:"), std::string::npos) << r.err;
+
+  auto csv = Write(dir, "min.csv", "id,lower,upper,size\na,0,-9223372036854775808,1\n");
+  r = RunMemplan("plan '" + csv.string() + "' -q");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("min.csv:2:3:"), std::string::npos) << r.err;
+}
+
 TEST(Cli, BatchOfInputsGivesJsonArray) {
   const auto r = RunMemplan("plan zoo:paper_example zoo:tflite_gpu_complex --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -72,6 +72,8 @@ TEST(PlanFile, MissingAndMistypedFieldsAreNamed) {
             "p.json: tensors[0].offset: expected a non-negative integer, got \"x\"");
   EXPECT_EQ(message("{\"mode\": \"objects\", \"tensors\": []}"),
             "p.json: objects: missing; an objects plan lists its object sizes");
+  EXPECT_EQ(message("{\"mode\": \"offsets\", \"alignment\": 2199023255552, \"tensors\": []}"),
+            "p.json: alignment: 2199023255552 is absurdly large (limit 2^40)");
 }
 
 TEST(PlanFile, DifferencesFromTheInputAreListed) {

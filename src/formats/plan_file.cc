@@ -68,6 +68,9 @@ PlanFile ParsePlanFile(std::string_view text, std::string_view source) {
   file.arena_bytes = in.OptionalUnsigned(doc, "arena_bytes", "plan");
   file.alignment = in.OptionalUnsigned(doc, "alignment", "plan");
   if (file.alignment && *file.alignment == 0) in.Fail("alignment", "must be at least 1");
+  // Validate's limit, checked here so `verify` names the plan file rather than the input.
+  if (file.alignment && *file.alignment > (Bytes{1} << 40))
+    in.Fail("alignment", fmt::format("{} is absurdly large (limit 2^40)", *file.alignment));
   if (!doc.contains("tensors") || !doc["tensors"].is_array())
     in.Fail("tensors", "missing; expected a list with one entry per tensor");
   const bool objects = file.mode == "objects";
