@@ -65,9 +65,9 @@ struct Tensor {
   std::vector<std::int64_t> shape;  // static shape; -1 for a dimension not known
   // Byte size when the shape and type are static; nullopt otherwise (see `why_unsized`).
   std::optional<Bytes> bytes;
-  std::string why_unsized;    // why `bytes` is empty, for messages
-  bool is_constant = false;   // has data in the model (weights, folded constants)
-  bool is_variable = false;   // persistent state (TFLite variable tensors)
+  std::string why_unsized;   // why `bytes` is empty, for messages
+  bool is_constant = false;  // has data in the model (weights, folded constants)
+  bool is_variable = false;  // persistent state (TFLite variable tensors)
   // When `bytes` is empty: the shape the reader expects at run time (e.g. from a custom
   // op's options), offered in messages as a ready --shape binding; empty when unknown.
   std::vector<std::int64_t> likely_shape;

@@ -16,7 +16,8 @@ std::string ReadFileBytes(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec))
     throw InputError(fmt::format("{}: is a directory, not a file", path.string()));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  if (!in)
+    throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw InputError(fmt::format("{}: read failed", path.string()));

@@ -15,12 +15,25 @@ const std::vector<Example>& Examples() {
   static const std::vector<Example> examples = {
       {"paper_example",
        "the 8-record example of Pisarchyk & Lee (greedy by size reaches 124 B)",
-       {{32, 0, 1}, {28, 1, 4}, {36, 2, 5}, {16, 3, 5}, {8, 4, 5}, {64, 5, 7}, {10, 6, 8},
+       {{32, 0, 1},
+        {28, 1, 4},
+        {36, 2, 5},
+        {16, 3, 5},
+        {8, 4, 5},
+        {64, 5, 7},
+        {10, 6, 8},
         {40, 7, 8}}},
       {"tflite_gpu_complex",
        "TensorFlow Lite GPU's ComplexRecords test (9 records, lower bound 96 B)",
-       {{32, 0, 1}, {32, 1, 4}, {8, 2, 5}, {16, 3, 5}, {8, 4, 5}, {64, 5, 7}, {8, 6, 8},
-        {8, 7, 8}, {16, 8, 9}}},
+       {{32, 0, 1},
+        {32, 1, 4},
+        {8, 2, 5},
+        {16, 3, 5},
+        {8, 4, 5},
+        {64, 5, 7},
+        {8, 6, 8},
+        {8, 7, 8},
+        {16, 8, 9}}},
   };
   return examples;
 }

@@ -84,9 +84,10 @@ void Interpreter::RegisterPreallocatedTensor(TensorRef ref, std::span<std::byte>
     std::size_t g = static_cast<std::size_t>(ref.tensor);
     for (std::int32_t i = 0; i < ref.subgraph; ++i) g += graph.subgraphs[i].tensors.size();
     if (g < offline.size() && offline[g] >= 0)
-      throw UsageError(fmt::format("{}: {} is placed by the offline plan (offset {}); it cannot "
-                                   "be preallocated",
-                                   graph.source, label, offline[g]));
+      throw UsageError(
+          fmt::format("{}: {} is placed by the offline plan (offset {}); it cannot "
+                      "be preallocated",
+                      graph.source, label, offline[g]));
   }
   for (const auto& [other, b] : s.preallocated)
     if (other == ref)
