@@ -141,17 +141,7 @@ nlohmann::ordered_json ObjectsPlanFileJson(const Workload& workload, const Strat
   j["objects"] = plan.object_sizes;
   auto& tensors = j["tensors"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < problem.size(); ++i) {
-    const UsageRecord& r = problem.records[i];
-    nlohmann::ordered_json t;
-    t["index"] = i;
-    t["name"] = problem.NameOf(i);
-    if (i < workload.origins.size()) {
-      t["subgraph"] = workload.origins[i].subgraph;
-      t["tensor"] = workload.origins[i].tensor;
-    }
-    t["size"] = r.size;
-    t["first"] = r.first;
-    t["last"] = r.last;
+    nlohmann::ordered_json t = PlanTensorJson(workload, problem, i);
     t["object"] = plan.object_ids[i];
     tensors.push_back(std::move(t));
   }
@@ -159,6 +149,22 @@ nlohmann::ordered_json ObjectsPlanFileJson(const Workload& workload, const Strat
 }
 
 }  // namespace
+
+nlohmann::ordered_json PlanTensorJson(const Workload& workload, const Problem& problem,
+                                      std::size_t i) {
+  const UsageRecord& r = problem.records[i];
+  nlohmann::ordered_json t;
+  t["index"] = i;
+  t["name"] = problem.NameOf(i);
+  if (i < workload.origins.size()) {
+    t["subgraph"] = workload.origins[i].subgraph;
+    t["tensor"] = workload.origins[i].tensor;
+  }
+  t["size"] = r.size;
+  t["first"] = r.first;
+  t["last"] = r.last;
+  return t;
+}
 
 nlohmann::ordered_json PlanFileJson(const Workload& workload, const StrategyRun& run) {
   if (run.objects) return ObjectsPlanFileJson(workload, run);
@@ -170,17 +176,7 @@ nlohmann::ordered_json PlanFileJson(const Workload& workload, const StrategyRun&
   j["alignment"] = problem.alignment;
   auto& tensors = j["tensors"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < problem.size(); ++i) {
-    const UsageRecord& r = problem.records[i];
-    nlohmann::ordered_json t;
-    t["index"] = i;
-    t["name"] = problem.NameOf(i);
-    if (i < workload.origins.size()) {
-      t["subgraph"] = workload.origins[i].subgraph;
-      t["tensor"] = workload.origins[i].tensor;
-    }
-    t["size"] = r.size;
-    t["first"] = r.first;
-    t["last"] = r.last;
+    nlohmann::ordered_json t = PlanTensorJson(workload, problem, i);
     t["offset"] = run.offsets->offsets[i];
     tensors.push_back(std::move(t));
   }

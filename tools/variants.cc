@@ -8,6 +8,7 @@
 #include "memplan/error.h"
 #include "memplan/lifetimes.h"
 #include "memplan/table.h"
+#include "tools/plan_output.h"
 
 namespace memplan::cli {
 
@@ -141,16 +142,7 @@ nlohmann::ordered_json VariantPlanFileJson(const Workload& workload, const Varia
     if (owner[variant.merged.buffer_of[i]] == p.size()) owner[variant.merged.buffer_of[i]] = i;
   auto& tensors = j["tensors"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < p.size(); ++i) {
-    nlohmann::ordered_json t;
-    t["index"] = i;
-    t["name"] = p.NameOf(i);
-    if (i < workload.origins.size()) {
-      t["subgraph"] = workload.origins[i].subgraph;
-      t["tensor"] = workload.origins[i].tensor;
-    }
-    t["size"] = p.records[i].size;
-    t["first"] = p.records[i].first;
-    t["last"] = p.records[i].last;
+    nlohmann::ordered_json t = PlanTensorJson(workload, p, i);
     t["offset"] = run.offsets->offsets[i];
     const std::size_t o = owner[variant.merged.buffer_of[i]];
     if (o != i) t["shares_with"] = o;
