@@ -162,6 +162,26 @@ TEST(ExactSearch, EveryPortfolioMemberAgreesWithBruteForce) {
   }
 }
 
+// Canonical offsets are sums of sizes rounded up to the alignment, so the search counts in
+// the gcd of the sizes when the alignment divides it (MiniMalloc's suite: 1,024 bytes,
+// alignment 1), and in the gcd with the alignment otherwise.
+TEST(ExactSearch, CountsInTheLargestUnitEveryOffsetIsAMultipleOf) {
+  Problem p;
+  p.records = {{3072, 0, 1}, {2048, 1, 2}, {5120, 0, 2}};
+  EXPECT_EQ(exact::BuildInstance(p).unit, 1024u);
+  EXPECT_EQ(exact::BuildInstance(p).align, 1u);
+  p.alignment = 512;
+  EXPECT_EQ(exact::BuildInstance(p).unit, 1024u);
+  EXPECT_EQ(exact::BuildInstance(p).align, 1u);
+  p.alignment = 4096;
+  EXPECT_EQ(exact::BuildInstance(p).unit, 1024u);
+  EXPECT_EQ(exact::BuildInstance(p).align, 4u);
+  p.records = {{24, 0, 1}, {40, 1, 2}};
+  p.alignment = 16;
+  EXPECT_EQ(exact::BuildInstance(p).unit, 8u);
+  EXPECT_EQ(exact::BuildInstance(p).align, 2u);
+}
+
 // MiniMalloc's example: five buffers of 4 bytes, capacity 12 (half-open lifetimes
 // [0,3) [3,9) [0,9) [9,21) [0,21) as inclusive steps).
 Problem MiniMallocExample() {

@@ -44,7 +44,10 @@ Units Instance::Available(int s, Units floor, Units capacity) const {
 
 Instance BuildInstance(const Problem& problem) {
   Instance in;
-  Bytes unit = problem.alignment;
+  // Every canonical offset is a sum of sizes (and fixed offsets), rounded up to the
+  // alignment: a multiple of their gcd g, or of gcd(g, alignment) when the alignment
+  // does not divide g.
+  Bytes unit = 0;
   std::vector<Step> points;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const UsageRecord& r = problem.records[i];
@@ -54,8 +57,10 @@ Instance BuildInstance(const Problem& problem) {
     points.push_back(r.first);
     points.push_back(r.last + 1);
   }
-  in.unit = std::max<Bytes>(unit, 1);
-  in.align = problem.alignment / in.unit;
+  const Bytes alignment = std::max<Bytes>(problem.alignment, 1);
+  if (unit == 0 || unit % alignment != 0) unit = std::gcd(unit, alignment);
+  in.unit = unit;
+  in.align = unit % alignment == 0 ? 1 : alignment / unit;
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
   in.sections = points.empty() ? 0 : static_cast<int>(points.size()) - 1;

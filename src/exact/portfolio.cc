@@ -105,7 +105,7 @@ class Member final : public Pacer {
 }  // namespace
 
 const std::vector<std::string_view>& PortfolioOrderings() {
-  static const std::vector<std::string_view> orderings = {"TWA", "TAW", "TWA."};
+  static const std::vector<std::string_view> orderings = {"TWA", "TAW", "CAT", "TWA."};
   return orderings;
 }
 

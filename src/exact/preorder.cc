@@ -9,7 +9,7 @@ void RankBuffers(const Instance& in, std::string_view keys, std::span<const int>
                  std::span<const Units> section_total, std::vector<int>& rank) {
   const std::size_t n = buffers.size();
   struct Keyed {
-    double w, a, t, z;
+    double w, a, t, z, c, l, u, o;
     int buffer;
   };
   std::vector<Keyed> keyed(n);
@@ -20,7 +20,10 @@ void RankBuffers(const Instance& in, std::string_view keys, std::span<const int>
       total = std::max(total, section_total[static_cast<std::size_t>(s)]);
     keyed[i] = {static_cast<double>(in.steps[b]),
                 static_cast<double>(in.steps[b]) * static_cast<double>(in.size[b]),
-                static_cast<double>(total), static_cast<double>(in.size[b]), buffers[i]};
+                static_cast<double>(total), static_cast<double>(in.size[b]),
+                static_cast<double>(in.hi[b] - in.lo[b] + 1), static_cast<double>(in.lo[b]),
+                static_cast<double>(in.hi[b]), static_cast<double>(in.overlaps[b].size()),
+                buffers[i]};
   }
   auto key = [](const Keyed& k, char letter) -> double {
     switch (letter) {
@@ -32,6 +35,14 @@ void RankBuffers(const Instance& in, std::string_view keys, std::span<const int>
         return k.t;
       case 'Z':
         return k.z;
+      case 'C':
+        return k.c;
+      case 'L':
+        return k.l;
+      case 'U':
+        return k.u;
+      case 'O':
+        return k.o;
       default:
         return 0;
     }

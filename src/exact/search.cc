@@ -12,9 +12,6 @@ namespace {
 
 constexpr Units kNone = std::numeric_limits<Units>::max();
 constexpr std::size_t kRefutedSlots = std::size_t{1} << 16;
-// Bits of a packed release word that hold the buffer.
-constexpr int kBufferBits = 20;
-constexpr std::size_t kMaxPacked = (std::size_t{1} << kBufferBits) - 1;
 
 // A fixed sequence of well-mixed numbers (splitmix64), so hashes are reproducible.
 std::uint64_t Mix(std::uint64_t& state) {
@@ -41,11 +38,11 @@ Search::Search(const Instance& instance, std::vector<int> rank, Units capacity,
   mask_.assign(n * words_, 0);
   std::uint64_t seed = 0x6d656d706c616eULL;
   buffer_hash_.resize(n);
-  section_hash_.resize(sections);
   for (auto& h : buffer_hash_) h = Mix(seed);
-  for (auto& h : section_hash_) h = Mix(seed) | 1;
+  std::size_t span_total = 0;
   for (std::size_t b = 0; b < n; ++b) {
     low_[b] = in_.Lift(static_cast<int>(b), 0);
+    span_total += static_cast<std::size_t>(in_.hi[b] - in_.lo[b] + 1);
     for (int s = in_.lo[b]; s <= in_.hi[b]; ++s) {
       const auto si = static_cast<std::size_t>(s);
       remaining_[si] += in_.size[b];
@@ -61,6 +58,12 @@ Search::Search(const Instance& instance, std::vector<int> rank, Units capacity,
   parts_.resize(2 * n + 4);
   unpainted_.resize(words_);
   part_of_.resize(sections);
+  section_low_.resize(sections);
+  release_.resize(n);
+  // The lowest start of every section comes from a walk over each unplaced buffer's
+  // sections, or, when buffers span many sections, from painting them in order of release.
+  // (Walking is the faster of the two up to some tens of sections per buffer.)
+  by_spans_ = span_total <= n * (64 + words_);
 }
 
 Search::Outcome Search::Run(Pacer& pacer) {
@@ -69,14 +72,15 @@ Search::Outcome Search::Run(Pacer& pacer) {
   std::vector<int> all(in_.buffers());
   std::iota(all.begin(), all.end(), 0);
   try {
-    return Solve(all, 0, -1, 0, 0, in_.sections - 1) ? Outcome::kFound : Outcome::kExhausted;
+    return Solve(all, 0, -1, 0, 0, in_.sections - 1, StateKey(all)) ? Outcome::kFound
+                                                                      : Outcome::kExhausted;
   } catch (const Stopped&) {
     return Outcome::kStopped;
   }
 }
 
 bool Search::Solve(std::span<const int> active, Units start, int rank, std::size_t depth, int lo,
-                   int hi) {
+                   int hi, std::uint64_t key) {
   if (active.empty()) return true;
   if (!pacer_->Tick()) throw Stopped{};
 
@@ -96,7 +100,8 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
         ranking_ = 0;
         for (int b : part.buffers) ranking_ ^= buffer_hash_[static_cast<std::size_t>(b)];
       }
-      const bool solved = Solve(part.buffers, 0, -1, depth + 1, part.lo, part.hi);
+      const bool solved =
+          Solve(part.buffers, 0, -1, depth + 1, part.lo, part.hi, StateKey(part.buffers));
       ranking_ = ranking;
       for (std::size_t i = 0; i < saved.size(); ++i)
         rank_[static_cast<std::size_t>(part.buffers[i])] = saved[i];
@@ -108,7 +113,7 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
     return true;
   }
 
-  const std::uint64_t key = Hash(active);
+  if (key == 0) key = 1;  // 0 marks an empty slot
   const std::size_t slot = key & (refuted_.size() - 1);
   {
     const Refuted& r = refuted_[slot];
@@ -116,21 +121,21 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
   }
 
   std::vector<Candidate>& candidates = candidates_[depth];
-  if (Evaluate(active, start, rank, candidates)) {
+  if (Evaluate(active, start, rank, candidates, lo, hi)) {
     std::vector<int>& rest = rest_[depth];
     for (const Candidate& c : candidates) {
       rest.clear();
       for (int b : active)
         if (b != c.buffer) rest.push_back(b);
       const std::size_t mark = placements_.size();
-      Place(c.buffer, c.start);
+      const std::uint64_t child_key = Place(c.buffer, c.start, key);
       bool covered = false;  // does an unplaced buffer overlap the one just placed?
       for (int v : in_.overlaps[static_cast<std::size_t>(c.buffer)])
         if (!placed_[static_cast<std::size_t>(v)]) {
           covered = true;
           break;
         }
-      if (Solve(rest, c.start, c.rank, depth + 1, lo, hi)) return true;
+      if (Solve(rest, c.start, c.rank, depth + 1, lo, hi, child_key)) return true;
       Undo(mark);
       if (!covered) break;
     }
@@ -154,7 +159,7 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
 }
 
 bool Search::Evaluate(std::span<const int> active, Units start, int rank,
-                      std::vector<Candidate>& out) {
+                      std::vector<Candidate>& out, int lo, int hi) {
   Units min_top = kNone, min_size = kNone, lowest = kNone;
   auto blocked = [&](std::size_t b) {
     return low_[b] < start || (low_[b] == start && rank_[b] < rank);
@@ -170,27 +175,84 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
   if (lowest == kNone || min_top <= lowest) return false;
 
   out.clear();
-  releases_.clear();
-  wide_releases_.clear();
-  // Releases sort as single words, (release, buffer) packed, when they fit (they do
-  // whenever the capacity in units is below 2^44); otherwise as pairs.
-  const bool packed = capacity_ < (Units{1} << (64 - kBufferBits)) && in_.buffers() <= kMaxPacked;
+  // A blocked buffer can no longer sit at its lowest start: it must rest on a buffer
+  // placed later, so at least one smallest size above the next placement.
+  const Units rested = in_.Align(lowest + min_size);
   for (int bi : active) {
     const auto b = static_cast<std::size_t>(bi);
-    Units release = low_[b];
     const bool is_blocked = blocked(b);
-    if (is_blocked) release = in_.Lift(bi, lowest + min_size);
+    const Units release =
+        !is_blocked ? low_[b] : (in_.any_obstacles ? in_.Lift(bi, lowest + min_size) : rested);
     if (release + in_.size[b] > capacity_) return false;
-    if (packed)
-      releases_.push_back(release << kBufferBits | b);
-    else
-      wide_releases_.push_back({release, bi});
+    release_[b] = release;
     if (!is_blocked && low_[b] < min_top) out.push_back({low_[b], rank_[b], bi});
   }
-  // Each section's lowest possible start is the lowest release among its unplaced
-  // buffers: paint sections in order of release, each with the first one to reach it.
+  // The section that failed last is likely to fail again: check it alone first.
+  if (hot_section_ >= lo && hot_section_ <= hi && !SectionFits(hot_section_)) return false;
+  if (!(by_spans_ ? SectionsFitBySpans(active, lo, hi) : SectionsFitByPainting(active)))
+    return false;
+  std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+    return a.start != b.start ? a.start < b.start : a.rank < b.rank;
+  });
+  return !out.empty();
+}
+
+// A section's buffers must all fit between its lowest start and the capacity. Its lowest
+// start is the lowest release among its unplaced buffers (never below its floor: a
+// buffer's lowest start clears every placed buffer it overlaps).
+bool Search::Fits(int s, Units lowest_start) const {
+  const auto si = static_cast<std::size_t>(s);
+  const Units room = in_.any_obstacles
+                         ? in_.Available(s, lowest_start, capacity_)
+                         : (lowest_start >= capacity_ ? 0 : capacity_ - lowest_start);
+  return remaining_[si] <= room;
+}
+
+bool Search::SectionFits(int s) {
+  const auto si = static_cast<std::size_t>(s);
+  if (remaining_[si] == 0) return true;
+  Units lowest_start = kNone;
+  for (int b : in_.section_buffers[si])
+    if (!placed_[static_cast<std::size_t>(b)])
+      lowest_start = std::min(lowest_start, release_[static_cast<std::size_t>(b)]);
+  if (Fits(s, lowest_start)) return true;
+  hot_section_ = s;
+  return false;
+}
+
+bool Search::SectionsFitBySpans(std::span<const int> active, int lo, int hi) {
+  const auto first = section_low_.begin() + lo;
+  std::fill(first, first + (hi - lo + 1), kNone);
+  for (int bi : active) {
+    const auto b = static_cast<std::size_t>(bi);
+    const Units release = release_[b];
+    for (int s = in_.lo[b]; s <= in_.hi[b]; ++s) {
+      Units& low = section_low_[static_cast<std::size_t>(s)];
+      low = std::min(low, release);
+    }
+  }
+  for (int s = lo; s <= hi; ++s) {
+    const auto si = static_cast<std::size_t>(s);
+    if (remaining_[si] > 0 && !Fits(s, section_low_[si])) {
+      hot_section_ = s;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Search::SectionsFitByPainting(std::span<const int> active) {
+  // Paint sections in order of release, each with the first buffer to reach it.
+  order_.clear();
+  for (int b : active) order_.push_back(b);
+  std::sort(order_.begin(), order_.end(), [&](int x, int y) {
+    const Units rx = release_[static_cast<std::size_t>(x)];
+    const Units ry = release_[static_cast<std::size_t>(y)];
+    return rx != ry ? rx < ry : x < y;
+  });
   std::fill(unpainted_.begin(), unpainted_.end(), ~std::uint64_t{0});
-  auto paint = [&](Units release, std::size_t b) {
+  for (int bi : order_) {
+    const auto b = static_cast<std::size_t>(bi);
     const std::size_t first_word = static_cast<std::size_t>(in_.lo[b]) / 64;
     const std::size_t last_word = static_cast<std::size_t>(in_.hi[b]) / 64;
     for (std::size_t w = first_word; w <= last_word; ++w) {
@@ -198,32 +260,16 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
       if (!fresh) continue;
       unpainted_[w] &= ~fresh;
       while (fresh) {
-        const std::size_t s = w * 64 + static_cast<std::size_t>(__builtin_ctzll(fresh));
+        const int s = static_cast<int>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(fresh)));
         fresh &= fresh - 1;
-        const Units floor = std::max(floor_[s], release);
-        const Units room = in_.any_obstacles ? in_.Available(static_cast<int>(s), floor, capacity_)
-                                             : (floor >= capacity_ ? 0 : capacity_ - floor);
-        if (remaining_[s] > room) return false;
+        if (!Fits(s, release_[b])) {
+          hot_section_ = s;
+          return false;
+        }
       }
     }
-    return true;
-  };
-  if (packed) {
-    std::sort(releases_.begin(), releases_.end());
-    for (std::uint64_t r : releases_)
-      if (!paint(r >> kBufferBits, static_cast<std::size_t>(r & kMaxPacked))) return false;
-  } else {
-    std::sort(wide_releases_.begin(), wide_releases_.end(), [](const Release& a, const Release& b) {
-      return a.release != b.release ? a.release < b.release : a.buffer < b.buffer;
-    });
-    for (const Release& r : wide_releases_)
-      if (!paint(r.release, static_cast<std::size_t>(r.buffer))) return false;
-    wide_releases_.clear();
   }
-  std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-    return a.start != b.start ? a.start < b.start : a.rank < b.rank;
-  });
-  return !out.empty();
+  return true;
 }
 
 bool Search::Decompose(std::span<const int> active, int lo, int hi, std::vector<Part>& parts) {
@@ -264,22 +310,25 @@ bool Search::Covers(const Refuted& r, int rank) const {
   return r.rank < 0 || (r.ranking == ranking_ && r.rank <= rank);
 }
 
-std::uint64_t Search::Hash(std::span<const int> active) const {
-  std::uint64_t h = 0;
-  int lo = in_.sections, hi = -1;
-  for (int bi : active) {
-    const auto b = static_cast<std::size_t>(bi);
-    h ^= buffer_hash_[b];
-    lo = std::min(lo, in_.lo[b]);
-    hi = std::max(hi, in_.hi[b]);
-  }
-  for (int s = lo; s <= hi; ++s)
-    h += floor_[static_cast<std::size_t>(s)] * section_hash_[static_cast<std::size_t>(s)];
-  return h ? h : 1;
+std::uint64_t Search::Term(std::size_t b, Units low) const {
+  // A well-mixed function of (buffer, lowest start); the key is their sum.
+  std::uint64_t z = buffer_hash_[b] + low * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 32)) * 0xd6e8feb86659fd93ULL;
+  return z ^ (z >> 32);
 }
 
-void Search::Place(int bi, Units start) {
+std::uint64_t Search::StateKey(std::span<const int> active) const {
+  std::uint64_t key = 0;
+  for (int bi : active) {
+    const auto b = static_cast<std::size_t>(bi);
+    key += Term(b, low_[b]);
+  }
+  return key;
+}
+
+std::uint64_t Search::Place(int bi, Units start, std::uint64_t key) {
   const auto b = static_cast<std::size_t>(bi);
+  key -= Term(b, low_[b]);
   placements_.push_back({bi, start_trail_.size(), floor_trail_.size()});
   placed_[b] = 1;
   offset_[b] = start;
@@ -288,7 +337,9 @@ void Search::Place(int bi, Units start) {
     const auto v = static_cast<std::size_t>(vi);
     if (placed_[v] || low_[v] >= top) continue;
     start_trail_.push_back({vi, low_[v]});
+    key -= Term(v, low_[v]);
     low_[v] = in_.Lift(vi, top);
+    key += Term(v, low_[v]);
   }
   for (int s = in_.lo[b]; s <= in_.hi[b]; ++s) {
     const auto si = static_cast<std::size_t>(s);
@@ -297,6 +348,7 @@ void Search::Place(int bi, Units start) {
     remaining_[si] -= in_.size[b];
     if (s < in_.hi[b]) --crossing_[si];
   }
+  return key;
 }
 
 void Search::Undo(std::size_t placements) {

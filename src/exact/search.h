@@ -10,13 +10,14 @@
 //  - release times: an unplaced buffer that can no longer sit at its lowest start (the
 //    placements have passed it) must rest on a buffer placed later, so it starts at
 //    least one smallest size above the next placement offset;
-//  - per section, the lowest release of its unplaced buffers (and the section's own
-//    floor) plus their total size must fit below the capacity;
+//  - per section, the lowest release of its unplaced buffers plus their total size must
+//    fit below the capacity (the section that failed last is checked first);
 //  - decomposition: when no unplaced buffer crosses a boundary between the sections of
 //    the current part, each side is a problem of its own, searched from offset 0 with
 //    its buffers ranked afresh; a failing side fails the node;
-//  - a table of refuted states (unplaced set, section floors), keyed by a hash, valid
-//    for any later state with the same key and a placement offset at least as high;
+//  - a table of refuted states (the unplaced buffers and their lowest starts, which are
+//    all the future depends on), keyed by a hash kept up to date at each placement,
+//    valid for any later state with the same key and a placement offset at least as high;
 //  - "hatless" pruning: after a buffer that overlaps no unplaced buffer fails, its
 //    siblings are not tried.
 #include <cstdint>
@@ -58,10 +59,6 @@ class Search {
     int rank;     // tie-break: the static ordering
     int buffer;
   };
-  struct Release {
-    Units release;  // lowest start the buffer can still get
-    int buffer;
-  };
   struct Placement {
     int buffer;
     std::size_t start_mark;  // size of start_trail_ before the placement
@@ -81,13 +78,25 @@ class Search {
     int lo = 0, hi = -1;
   };
 
-  bool Solve(std::span<const int> active, Units start, int rank, std::size_t depth, int lo, int hi);
-  bool Evaluate(std::span<const int> active, Units start, int rank, std::vector<Candidate>& out);
+  // `key` identifies the state: the sum of Term over the active buffers.
+  bool Solve(std::span<const int> active, Units start, int rank, std::size_t depth, int lo, int hi,
+             std::uint64_t key);
+  bool Evaluate(std::span<const int> active, Units start, int rank, std::vector<Candidate>& out,
+                int lo, int hi);
+  // Section checks on the releases in release_ (each records a failing section as hot).
+  bool Fits(int s, Units lowest_start) const;
+  bool SectionFits(int s);
+  bool SectionsFitBySpans(std::span<const int> active, int lo, int hi);
+  bool SectionsFitByPainting(std::span<const int> active);
   bool Decompose(std::span<const int> active, int lo, int hi, std::vector<Part>& parts);
-  std::uint64_t Hash(std::span<const int> active) const;
+  // The future of a search state depends only on its unplaced buffers and their lowest
+  // starts (and the placement offset and rank, kept beside the key).
+  std::uint64_t Term(std::size_t b, Units low) const;
+  std::uint64_t StateKey(std::span<const int> active) const;
   // Does a state refuted as `r` refute the same state reached at r's offset with `rank`?
   bool Covers(const Refuted& r, int rank) const;
-  void Place(int b, Units start);
+  // Places b at start; returns the key of the state it leads to from one with `key`.
+  std::uint64_t Place(int b, Units start, std::uint64_t key);
   void Undo(std::size_t placements);
 
   const Instance& in_;
@@ -111,14 +120,17 @@ class Search {
   std::vector<Placement> placements_;
 
   std::vector<Refuted> refuted_;
-  std::vector<std::uint64_t> buffer_hash_, section_hash_;
+  std::vector<std::uint64_t> buffer_hash_;
 
   // Scratch reused by depth so nodes allocate nothing once warmed up.
   std::vector<std::vector<Candidate>> candidates_;
   std::vector<std::vector<int>> rest_;
   std::vector<std::vector<Part>> parts_;
-  std::vector<std::uint64_t> releases_;  // packed (release, buffer) words
-  std::vector<Release> wide_releases_;   // when they do not fit in a word
+  std::vector<Units> release_;       // per unplaced buffer: the lowest start it can still get
+  std::vector<Units> section_low_;   // per section: the lowest release of its buffers
+  std::vector<int> order_;           // buffers in order of release (painting)
+  bool by_spans_ = true;             // section starts by walking spans (else by painting)
+  int hot_section_ = -1;             // the section that failed last
   std::vector<std::uint64_t> unpainted_;
   std::vector<int> part_of_;
 };
