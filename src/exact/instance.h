@@ -17,8 +17,8 @@ using Units = std::uint64_t;
 using Interval = std::pair<Units, Units>;
 
 struct Instance {
-  Bytes unit = 1;  // bytes per unit: every canonical offset and size is a multiple of it
-  Units align = 1;                         // alignment in units
+  Bytes unit = 1;   // bytes per unit: every canonical offset and size is a multiple of it
+  Units align = 1;  // alignment in units
   std::vector<std::size_t> record;         // free buffer -> record index (non-zero, not fixed)
   std::vector<Units> size;                 // free buffer size in units
   std::vector<int> lo, hi;                 // free buffer span: sections lo..hi inclusive

@@ -20,9 +20,12 @@ void RankBuffers(const Instance& in, std::string_view keys, std::span<const int>
       total = std::max(total, section_total[static_cast<std::size_t>(s)]);
     keyed[i] = {static_cast<double>(in.steps[b]),
                 static_cast<double>(in.steps[b]) * static_cast<double>(in.size[b]),
-                static_cast<double>(total), static_cast<double>(in.size[b]),
-                static_cast<double>(in.hi[b] - in.lo[b] + 1), static_cast<double>(in.lo[b]),
-                static_cast<double>(in.hi[b]), static_cast<double>(in.overlaps[b].size()),
+                static_cast<double>(total),
+                static_cast<double>(in.size[b]),
+                static_cast<double>(in.hi[b] - in.lo[b] + 1),
+                static_cast<double>(in.lo[b]),
+                static_cast<double>(in.hi[b]),
+                static_cast<double>(in.overlaps[b].size()),
                 buffers[i]};
   }
   auto key = [](const Keyed& k, char letter) -> double {

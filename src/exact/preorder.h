@@ -2,8 +2,8 @@
 // Static orderings of the free buffers. Letters are keys, compared in turn, larger
 // first: W lifetime in steps, A area (size x steps), T the largest section total the
 // buffer lives through, Z size, C sections spanned, L first section, U last section,
-// O buffers overlapping it in time (MiniMalloc's letters); last tie: record order. The search breaks ties
-// between placements at the same offset by this order.
+// O buffers overlapping it in time (MiniMalloc's letters); last tie: record order. The search
+// breaks ties between placements at the same offset by this order.
 #include <span>
 #include <string_view>
 #include <vector>

@@ -73,7 +73,7 @@ Search::Outcome Search::Run(Pacer& pacer) {
   std::iota(all.begin(), all.end(), 0);
   try {
     return Solve(all, 0, -1, 0, 0, in_.sections - 1, StateKey(all)) ? Outcome::kFound
-                                                                      : Outcome::kExhausted;
+                                                                    : Outcome::kExhausted;
   } catch (const Stopped&) {
     return Outcome::kStopped;
   }
@@ -202,9 +202,8 @@ bool Search::Evaluate(std::span<const int> active, Units start, int rank,
 // buffer's lowest start clears every placed buffer it overlaps).
 bool Search::Fits(int s, Units lowest_start) const {
   const auto si = static_cast<std::size_t>(s);
-  const Units room = in_.any_obstacles
-                         ? in_.Available(s, lowest_start, capacity_)
-                         : (lowest_start >= capacity_ ? 0 : capacity_ - lowest_start);
+  const Units room = in_.any_obstacles ? in_.Available(s, lowest_start, capacity_)
+                                       : (lowest_start >= capacity_ ? 0 : capacity_ - lowest_start);
   return remaining_[si] <= room;
 }
 

@@ -126,11 +126,11 @@ class Search {
   std::vector<std::vector<Candidate>> candidates_;
   std::vector<std::vector<int>> rest_;
   std::vector<std::vector<Part>> parts_;
-  std::vector<Units> release_;       // per unplaced buffer: the lowest start it can still get
-  std::vector<Units> section_low_;   // per section: the lowest release of its buffers
-  std::vector<int> order_;           // buffers in order of release (painting)
-  bool by_spans_ = true;             // section starts by walking spans (else by painting)
-  int hot_section_ = -1;             // the section that failed last
+  std::vector<Units> release_;      // per unplaced buffer: the lowest start it can still get
+  std::vector<Units> section_low_;  // per section: the lowest release of its buffers
+  std::vector<int> order_;          // buffers in order of release (painting)
+  bool by_spans_ = true;            // section starts by walking spans (else by painting)
+  int hot_section_ = -1;            // the section that failed last
   std::vector<std::uint64_t> unpainted_;
   std::vector<int> part_of_;
 };
