@@ -11,6 +11,7 @@
 
 #include "memplan/objects.h"
 #include "memplan/workload.h"
+#include "tests/model_bindings.h"
 
 namespace memplan {
 namespace {
@@ -39,26 +40,10 @@ void BM_Random(benchmark::State& state, std::string name) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-// The bindings the two models with kernel-sized outputs need (anchors.md §2.4).
-LoadOptions OptionsFor(const std::string& file) {
-  LoadOptions o;
-  if (file.find("ssd_mobilenet") != std::string::npos)
-    o.shapes = {{"TFLite_Detection_PostProcess", {1, 10, 4}},
-                {"TFLite_Detection_PostProcess:1", {1, 10}},
-                {"TFLite_Detection_PostProcess:2", {1, 10}},
-                {"TFLite_Detection_PostProcess:3", {1}}};
-  if (file.find("posenet") != std::string::npos)
-    o.shapes = {{"poses", {1, 20, 17, 2}},
-                {"poses:1", {1, 20, 17}},
-                {"poses:2", {1, 20}},
-                {"poses:3", {1}}};
-  return o;
-}
-
 void BM_Model(benchmark::State& state, std::string path, std::string name) {
   Workload w;
   try {
-    w = LoadWorkload(path, OptionsFor(path));
+    w = LoadWorkload(path, testing::SharedModelOptions(path));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -93,7 +78,7 @@ void RegisterAll() {
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     try {
-      LoadWorkload(file.string(), OptionsFor(file.string()));
+      LoadWorkload(file.string(), testing::SharedModelOptions(file.string()));
     } catch (const std::exception&) {
       continue;  // no reader for it yet
     }

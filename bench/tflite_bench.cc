@@ -8,25 +8,10 @@
 #include "memplan/records_io.h"
 #include "memplan/shape_binding.h"
 #include "memplan/tflite.h"
+#include "tests/model_bindings.h"
 
 namespace memplan {
 namespace {
-
-// The bindings the two models with kernel-sized outputs need (anchors.md §2.4).
-std::vector<std::pair<std::string, std::vector<std::int64_t>>> BindingsFor(
-    const std::string& file) {
-  if (file.find("ssd_mobilenet") != std::string::npos)
-    return {{"TFLite_Detection_PostProcess", {1, 10, 4}},
-            {"TFLite_Detection_PostProcess:1", {1, 10}},
-            {"TFLite_Detection_PostProcess:2", {1, 10}},
-            {"TFLite_Detection_PostProcess:3", {1}}};
-  if (file.find("posenet") != std::string::npos)
-    return {{"poses", {1, 20, 17, 2}},
-            {"poses:1", {1, 20, 17}},
-            {"poses:2", {1, 20}},
-            {"poses:3", {1}}};
-  return {};
-}
 
 // From bytes in memory: parse, verify, bind, derive.
 void ReadAndDerive(benchmark::State& state, const std::string& bytes,
@@ -45,7 +30,7 @@ void ReadAndDerive(benchmark::State& state, const std::string& bytes,
 
 // From the file: the whole `memplan plan` input path before planning.
 void ReadFileAndDerive(benchmark::State& state, const std::filesystem::path& path) {
-  const auto shapes = BindingsFor(path.filename().string());
+  const auto shapes = testing::KernelSizedShapes(path.filename().string());
   for (auto _ : state) {
     TfliteModel model = ReadTfliteFile(path);
     ApplyShapeBindings(model.graph, {}, shapes);
@@ -95,7 +80,7 @@ void RegisterModels() {
     contents.reserve(files.size());
     contents.push_back(ReadFileBytes(path));
     benchmark::RegisterBenchmark(("ReadAndDerive/" + name).c_str(), ReadAndDerive, contents.back(),
-                                 BindingsFor(name))
+                                 testing::KernelSizedShapes(name))
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("ReadFileAndDerive/" + name).c_str(), ReadFileAndDerive, path)
         ->Unit(benchmark::kMillisecond);

@@ -10,6 +10,7 @@
 #include "memplan/workload.h"
 #include "src/objects/min_total_search.h"
 #include "src/objects/sweep.h"
+#include "tests/model_bindings.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -75,22 +76,6 @@ TEST(ObjectsMinimumTotal, ReportsNothingBelowAnOptimalUpperBound) {
   EXPECT_EQ(result.total, 6u);
 }
 
-// The shape bindings the two models with kernel-sized outputs need (as in
-// bench/objects_bench.cc).
-std::vector<std::pair<std::string, std::vector<std::int64_t>>> ShapesFor(const std::string& file) {
-  if (file.starts_with("ssd_mobilenet"))
-    return {{"TFLite_Detection_PostProcess", {1, 10, 4}},
-            {"TFLite_Detection_PostProcess:1", {1, 10}},
-            {"TFLite_Detection_PostProcess:2", {1, 10}},
-            {"TFLite_Detection_PostProcess:3", {1}}};
-  if (file.starts_with("posenet"))
-    return {{"poses", {1, 20, 17, 2}},
-            {"poses:1", {1, 20, 17}},
-            {"poses:2", {1, 20}},
-            {"poses:3", {1}}};
-  return {};
-}
-
 // Proves best optimal: no plan totals less than best's (the search runs to the end).
 void ExpectBestProvenOptimal(const std::filesystem::path& path, const LoadOptions& options,
                              std::uint64_t max_nodes = 2'000'000) {
@@ -117,7 +102,7 @@ TEST(ObjectsOptimality, BestIsProvenOptimalOnEverySharedModel) {
     // and the search does not finish in 20 million nodes on its 300-odd records.
     if (entry.path().filename() == "blazepose_landmark_lite_256_fp16w.tflite") continue;
     LoadOptions options;
-    options.shapes = ShapesFor(entry.path().filename().string());
+    options.shapes = testing::KernelSizedShapes(entry.path().filename().string());
     for (bool intermediates_only : {false, true}) {
       options.intermediates_only = intermediates_only;
       ExpectBestProvenOptimal(entry.path(), options);

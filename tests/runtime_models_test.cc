@@ -15,29 +15,14 @@
 #include "memplan/runtime_check.h"
 #include "memplan/tflite.h"
 #include "memplan/workload.h"
+#include "tests/model_bindings.h"
 #include "tests/test_support.h"
 
 namespace memplan {
 namespace {
 
-// Bindings for the custom ops' outputs the file leaves unsized (from their options).
-LoadOptions Bindings(const std::string& file) {
-  LoadOptions o;
-  if (file.starts_with("posenet"))
-    o.shapes = {{"poses", {1, 20, 17, 2}},
-                {"poses:1", {1, 20, 17}},
-                {"poses:2", {1, 20}},
-                {"poses:3", {1}}};
-  if (file.starts_with("ssd_mobilenet"))
-    o.shapes = {{"TFLite_Detection_PostProcess", {1, 10, 4}},
-                {"TFLite_Detection_PostProcess:1", {1, 10}},
-                {"TFLite_Detection_PostProcess:2", {1, 10}},
-                {"TFLite_Detection_PostProcess:3", {1}}};
-  return o;
-}
-
 Graph LoadModel(const std::filesystem::path& path) {
-  Workload w = LoadWorkload(path.string(), Bindings(path.filename().string()));
+  Workload w = LoadWorkload(path.string(), testing::SharedModelOptions(path.filename().string()));
   return std::move(*w.graph);
 }
 
