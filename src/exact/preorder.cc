@@ -5,60 +5,58 @@
 
 namespace memplan::exact {
 
+namespace {
+
+// Buffer b's key for one letter (see preorder.h); `total` is its T.
+double KeyValue(const Instance& in, std::size_t b, Units total, char letter) {
+  switch (letter) {
+    case 'W':
+      return static_cast<double>(in.steps[b]);
+    case 'A':
+      return static_cast<double>(in.steps[b]) * static_cast<double>(in.size[b]);
+    case 'T':
+      return static_cast<double>(total);
+    case 'Z':
+      return static_cast<double>(in.size[b]);
+    case 'C':
+      return in.hi[b] - in.lo[b] + 1;
+    case 'L':
+      return in.lo[b];
+    case 'U':
+      return in.hi[b];
+    case 'O':
+      return static_cast<double>(in.overlaps[b].size());
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
 void RankBuffers(const Instance& in, std::string_view keys, std::span<const int> buffers,
                  std::span<const Units> section_total, std::vector<int>& rank) {
-  const std::size_t n = buffers.size();
-  struct Keyed {
-    double w, a, t, z, c, l, u, o;
-    int buffer;
-  };
-  std::vector<Keyed> keyed(n);
+  const std::size_t n = buffers.size(), width = keys.size();
+  // Row i: the keys of buffers[i], letter by letter.
+  std::vector<double> values(n * width);
   for (std::size_t i = 0; i < n; ++i) {
     const auto b = static_cast<std::size_t>(buffers[i]);
     Units total = 0;
-    for (int s = in.lo[b]; s <= in.hi[b]; ++s)
-      total = std::max(total, section_total[static_cast<std::size_t>(s)]);
-    keyed[i] = {static_cast<double>(in.steps[b]),
-                static_cast<double>(in.steps[b]) * static_cast<double>(in.size[b]),
-                static_cast<double>(total),
-                static_cast<double>(in.size[b]),
-                static_cast<double>(in.hi[b] - in.lo[b] + 1),
-                static_cast<double>(in.lo[b]),
-                static_cast<double>(in.hi[b]),
-                static_cast<double>(in.overlaps[b].size()),
-                buffers[i]};
+    if (keys.find('T') != std::string_view::npos)
+      for (int s = in.lo[b]; s <= in.hi[b]; ++s)
+        total = std::max(total, section_total[static_cast<std::size_t>(s)]);
+    for (std::size_t k = 0; k < width; ++k) values[i * width + k] = KeyValue(in, b, total, keys[k]);
   }
-  auto key = [](const Keyed& k, char letter) -> double {
-    switch (letter) {
-      case 'W':
-        return k.w;
-      case 'A':
-        return k.a;
-      case 'T':
-        return k.t;
-      case 'Z':
-        return k.z;
-      case 'C':
-        return k.c;
-      case 'L':
-        return k.l;
-      case 'U':
-        return k.u;
-      case 'O':
-        return k.o;
-      default:
-        return 0;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    for (std::size_t k = 0; k < width; ++k) {
+      const double vx = values[x * width + k], vy = values[y * width + k];
+      if (vx != vy) return vx > vy;
     }
-  };
-  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
-    for (char letter : keys) {
-      const double ka = key(a, letter), kb = key(b, letter);
-      if (ka != kb) return ka > kb;
-    }
-    return a.buffer < b.buffer;
+    return buffers[x] < buffers[y];
   });
   for (std::size_t i = 0; i < n; ++i)
-    rank[static_cast<std::size_t>(keyed[i].buffer)] = static_cast<int>(i);
+    rank[static_cast<std::size_t>(buffers[order[i]])] = static_cast<int>(i);
 }
 
 std::vector<int> Preorder(const Instance& in, std::string_view keys) {
