@@ -282,6 +282,8 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
         low = bound;
         passes_to_bound /= 2;
         if (passes_to_bound == 0 && probe(bound, false) == FitAnswer::kUnknown) low = bound + unit;
+        // Then just below the best plan, where a plan is most likely.
+        if (bound < best.arena_bytes) probe(best.arena_bytes - unit, false);
         continue;
       }
       // Spend the rest proving the best plan optimal.
