@@ -7,26 +7,14 @@
 #include <filesystem>
 #include <random>
 
+#include "bench/random_records.h"
 #include "memplan/offsets.h"
 #include "memplan/records_io.h"
 
 namespace memplan {
 namespace {
 
-// Random records shaped like a long network: mostly short lifetimes, a few long ones.
-Problem RandomRecords(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Problem p;
-  p.records.reserve(n);
-  const Step steps = static_cast<Step>(n / 2 + 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Step first = static_cast<Step>(rng() % static_cast<std::uint64_t>(steps));
-    const Step span =
-        rng() % 16 == 0 ? static_cast<Step>(rng() % 64) : static_cast<Step>(rng() % 4);
-    p.records.push_back({1 + rng() % (1 << 20), first, first + span});
-  }
-  return p;
-}
+using bench::RandomRecords;
 
 // One strategy on n random records; wall time (`best` may use both cores).
 void BM_Random(benchmark::State& state, const char* name) {
