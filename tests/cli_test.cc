@@ -207,5 +207,31 @@ TEST(Cli, ExactDecisionModeOnMiniMallocExample) {
   EXPECT_NE(r.out.find("optimal (proven)"), std::string::npos) << r.out;
 }
 
+// --probe-limit fixes each question's budget and --threads the portfolio's threads; the
+// answer (a node-limited search stops at the same node on any thread count) is the same.
+TEST(Cli, ExactTakesAProbeLimitAndAThreadCount) {
+  const auto dir = testing::TempDir();
+  std::string csv = "id,lower,upper,size\n";
+  for (int i = 0; i < 12; ++i)
+    csv += std::to_string(i) + "," + std::to_string(i % 5) + "," +
+           std::to_string(i % 5 + 3 + i % 3) + "," + std::to_string(16 * (1 + (i * 7) % 9)) + "\n";
+  const auto input = testing::WriteFile(dir, "r.csv", csv);
+  const std::string base = "plan " + testing::Quote(input) + " -s offsets/exact -f json";
+  auto one = RunMemplan(base + " --threads 1 --probe-limit 0.5");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto all = RunMemplan(base);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto j1 = nlohmann::json::parse(one.out), j2 = nlohmann::json::parse(all.out);
+  EXPECT_EQ(j1["results"][0]["bytes"], j2["results"][0]["bytes"]);
+  EXPECT_EQ(j1["results"][0]["proven_optimal"], true);
+  for (const char* bad : {" --threads 0", " --probe-limit -1", " --threads many"}) {
+    const auto r = RunMemplan(base + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find(std::string(bad).substr(1, std::string(bad).find(' ', 1) - 1)),
+              std::string::npos)
+        << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace memplan

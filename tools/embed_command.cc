@@ -31,7 +31,7 @@ struct EmbedOptions {
   bool reorder = false;
   ModelFlags model_flags;
   std::string format = "text";
-  double time_limit_s = 10;
+  ExactFlags exact;
   bool quiet = false;
 };
 
@@ -130,7 +130,7 @@ EmbedReport Embed(const EmbedOptions& o) {
   }
   Workload workload = TfliteWorkload(std::move(model), o.model, ToLoadOptions(o.model_flags));
   if (o.align) workload.problem.alignment = *o.align;
-  const ExactOptions exact = MakeExactOptions(o.time_limit_s, o.quiet);
+  const ExactOptions exact = MakeExactOptions(o.exact, o.quiet);
 
   // The model's own records, then the variants asked for; the smallest arena wins and,
   // on a tie, the fewest changes (own records, then in place, then a new order).
@@ -244,8 +244,7 @@ void AddEmbedCommand(CLI::App& app) {
   AddModelFlags(*cmd, options->model_flags, /*with_accounting=*/false);
   cmd->add_option("-f,--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--time-limit", options->time_limit_s, "seconds for the exact solver (10)")
-      ->check(CLI::Range(0.0, 1e6));
+  AddExactFlags(*cmd, options->exact);
   cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
   cmd->callback([options] { RunEmbed(*options); });
 }

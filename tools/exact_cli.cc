@@ -36,9 +36,24 @@ struct ProgressLine {
 
 }  // namespace
 
-ExactOptions MakeExactOptions(double time_limit_s, bool quiet) {
+void AddExactFlags(CLI::App& cmd, ExactFlags& flags) {
+  cmd.add_option("--time-limit", flags.time_limit_s, "seconds for the exact solver (10)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd.add_option("--probe-limit", flags.probe_limit_s,
+                 "seconds for each capacity the exact solver asks (default: adaptive, starting "
+                 "at a 32nd of --time-limit and doubling)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd.add_option("--threads", flags.threads,
+                 "threads for the exact solver's portfolio (default: every core); the answer "
+                 "does not depend on it")
+      ->check(CLI::Range(1u, 1024u));
+}
+
+ExactOptions MakeExactOptions(const ExactFlags& flags, bool quiet) {
   ExactOptions options;
-  options.time_limit = std::chrono::duration<double>(time_limit_s);
+  options.time_limit = std::chrono::duration<double>(flags.time_limit_s);
+  options.per_probe_limit = std::chrono::duration<double>(flags.probe_limit_s);
+  options.threads = flags.threads;
   if (!quiet && isatty(STDERR_FILENO)) {
     auto line = std::make_shared<ProgressLine>();
     options.progress = [line](const ExactProgress& p) { line->Show(p); };

@@ -27,7 +27,7 @@ struct PlanOptions {
   std::string out;
   ModelFlags model;               // how models become records
   std::optional<Bytes> capacity;  // decision mode of the exact solver
-  double time_limit_s = 10;       // budget of the exact solver
+  ExactFlags exact;               // --time-limit, --probe-limit, --threads
   bool quiet = false;             // no progress on stderr
   VariantOptions variants;        // --inplace, --reorder
 };
@@ -79,7 +79,7 @@ void RunPlan(const PlanOptions& o) {
   if (!o.out.empty() && batch.batch)
     throw UsageError("--out writes one plan: give exactly one input");
   const LoadOptions load = ToLoadOptions(o.model);
-  const ExactOptions exact = MakeExactOptions(o.time_limit_s, o.quiet);
+  const ExactOptions exact = MakeExactOptions(o.exact, o.quiet);
   const bool exact_runs = std::find(keys.begin(), keys.end(), "offsets/exact") != keys.end();
   // The exact solver draws its own progress line; then only the batch lines are ours.
   Progress progress("memplan plan", o.quiet, !exact_runs);
@@ -204,8 +204,7 @@ void AddPlanCommand(CLI::App& app) {
   AddModelFlags(*cmd, options->model);
   cmd->add_option("--capacity", options->capacity,
                   "decision mode: does the plan fit this many bytes? (offsets/exact)");
-  cmd->add_option("--time-limit", options->time_limit_s, "seconds for the exact solver (10)")
-      ->check(CLI::Range(0.0, 1e6));
+  AddExactFlags(*cmd, options->exact);
   cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
   cmd->add_option("--inplace", options->variants.inplace,
                   "also plan with outputs sharing a dying input's memory, by the rules of "
