@@ -117,7 +117,10 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
   const std::size_t slot = key & (refuted_.size() - 1);
   {
     const Refuted& r = refuted_[slot];
-    if (r.key == key && (r.start < start || (r.start == start && Covers(r, rank)))) return false;
+    if (r.key == key && (r.start < start || (r.start == start && Covers(r, rank)))) {
+      ++refuted_hits_;
+      return false;
+    }
   }
 
   std::vector<Candidate>& candidates = candidates_[depth];

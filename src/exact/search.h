@@ -53,6 +53,9 @@ class Search {
   // The start of every free buffer in units (valid after kFound).
   const std::vector<Units>& offsets() const { return offset_; }
 
+  // How many nodes the table of refuted states settled (for tests and tuning).
+  std::uint64_t refuted_hits() const { return refuted_hits_; }
+
  private:
   struct Candidate {
     Units start;  // where the buffer goes (its lowest start)
@@ -120,6 +123,7 @@ class Search {
   std::vector<Placement> placements_;
 
   std::vector<Refuted> refuted_;
+  std::uint64_t refuted_hits_ = 0;
   std::vector<std::uint64_t> buffer_hash_;
 
   // Scratch reused by depth so nodes allocate nothing once warmed up.
