@@ -81,7 +81,12 @@ Search::Outcome Search::Run(Pacer& pacer) {
 
 bool Search::Solve(std::span<const int> active, Units start, int rank, std::size_t depth, int lo,
                    int hi, std::uint64_t key) {
-  if (active.empty()) return true;
+  if (active.empty()) {
+    if (!enumerate_ || placements_.size() < in_.buffers()) return true;
+    ++solutions_;  // counted; the search goes on as if it had failed
+    return false;
+  }
+  const std::uint64_t solutions_before = solutions_;
   if (!pacer_->Tick()) throw Stopped{};
 
   std::vector<Part>& parts = parts_[depth];
@@ -155,6 +160,8 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
   }
   if (!blocks) rank = -1;
   Refuted& r = refuted_[slot];
+  // (A state below which solutions were counted is not refuted.)
+  if (!remember_refuted_ || solutions_ != solutions_before) return false;
   if (r.key != key || start < r.start || (start == r.start && rank < 0) ||
       (start == r.start && r.ranking == ranking_ && rank < r.rank))
     r = {key, start, rank, ranking_};

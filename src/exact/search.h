@@ -47,6 +47,13 @@ class Search {
   Search(const Instance& instance, std::vector<int> rank, Units capacity,
          std::string_view keys = {});
 
+  // Without the table of refuted states the search is plain (tests compare the two).
+  void set_remember_refuted(bool remember) { remember_refuted_ = remember; }
+  // For tests: count the plans the search reaches instead of stopping at the first (Run
+  // then ends kExhausted). A sound table of refuted states leaves the count unchanged.
+  void set_enumerate(bool enumerate) { enumerate_ = enumerate; }
+  std::uint64_t solutions() const { return solutions_; }
+
   // Runs the search to its end or until the pacer stops it.
   Outcome Run(Pacer& pacer);
 
@@ -124,6 +131,9 @@ class Search {
 
   std::vector<Refuted> refuted_;
   std::uint64_t refuted_hits_ = 0;
+  bool remember_refuted_ = true;
+  bool enumerate_ = false;
+  std::uint64_t solutions_ = 0;
   std::vector<std::uint64_t> buffer_hash_;
 
   // Scratch reused by depth so nodes allocate nothing once warmed up.
