@@ -187,7 +187,7 @@ TEST(ExactSearch, RefutedStatesNeverHideAPlan) {
   };
   std::uint64_t hits = 0, plans = 0;
   for (const Shape& shape : shapes) {
-    for (std::uint64_t seed = 201; seed <= 212; ++seed) {
+    for (std::uint64_t seed = 201; seed <= 208; ++seed) {
       SCOPED_TRACE(std::string(shape.label) + " seed " + std::to_string(seed));
       const Problem p = testing::RandomProblem(seed, shape.options);
       const exact::Instance in = exact::BuildInstance(p);
@@ -217,7 +217,7 @@ TEST(ExactSearch, RefutedStatesNeverHideAPlan) {
     }
   }
   EXPECT_GT(hits, 100u);
-  EXPECT_GT(plans, 500u);
+  EXPECT_GT(plans, 300u);
 }
 
 // Canonical offsets are sums of sizes rounded up to the alignment, so the search counts in
