@@ -18,7 +18,8 @@ Problem Records(std::vector<UsageRecord> records) {
 Bytes SmallestTflite(const Problem& problem) {
   Bytes smallest = NaiveBytes(problem);
   for (const ObjectStrategy& s : ObjectStrategies())
-    if (s.name != "best") smallest = std::min(smallest, PlanObjects(problem, s.name).total_bytes);
+    if (s.name != "best" && s.name != "exact")
+      smallest = std::min(smallest, PlanObjects(problem, s.name).total_bytes);
   return smallest;
 }
 

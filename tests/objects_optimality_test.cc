@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <iostream>
 
 #include "memplan/bounds.h"
 #include "memplan/objects.h"
@@ -68,6 +69,36 @@ TEST(ObjectsMinimumTotal, MatchesBruteForceOnSmallRandomProblems) {
   }
 }
 
+// objects/exact: the brute-force minimum on small problems, proven, and a verified plan.
+TEST(ObjectsExact, FindsAndProvesTheBruteForceMinimum) {
+  int below_best = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    const Problem problem = testing::RandomProblem(
+        seed, {.records = 3 + seed % 7, .steps = 6, .max_size = 10, .alignment = 1 + seed % 2});
+    const ObjectsExactResult r = SolveObjectsExact(problem);
+    std::vector<UsageRecord> aligned = problem.records;
+    for (UsageRecord& u : aligned) u.size = ObjectBytes(problem, &u - aligned.data());
+    EXPECT_EQ(r.plan.total_bytes, BruteForceMinimum(aligned)) << "seed " << seed;
+    EXPECT_TRUE(r.proven_optimal) << "seed " << seed;
+    EXPECT_EQ(r.bound_bytes, r.plan.total_bytes) << "seed " << seed;
+    EXPECT_TRUE(FindObjectViolations(problem, r.plan).empty()) << "seed " << seed;
+    EXPECT_EQ(PlanObjects(problem, "exact").total_bytes, r.plan.total_bytes);
+    below_best += r.plan.total_bytes < PlanObjects(problem, "best").total_bytes;
+  }
+  std::cout << "objects/exact below best on " << below_best << " of 120\n";
+}
+
+// Out of budget, exact keeps best's plan and the objects lower bound as its bound.
+TEST(ObjectsExact, OutOfBudgetReportsTheGap) {
+  const Problem problem =
+      testing::RandomProblem(7, {.records = 120, .steps = 60, .max_size = 1000});
+  const ObjectsExactResult r = SolveObjectsExact(problem, 1);
+  EXPECT_LE(r.plan.total_bytes, PlanObjects(problem, "best").total_bytes);
+  EXPECT_GE(r.bound_bytes, ObjectsLowerBound(problem));
+  EXPECT_LE(r.bound_bytes, r.plan.total_bytes);
+  EXPECT_EQ(r.proven_optimal, r.bound_bytes == r.plan.total_bytes);
+}
+
 TEST(ObjectsMinimumTotal, ReportsNothingBelowAnOptimalUpperBound) {
   const std::vector<UsageRecord> records = {{4, 0, 1}, {2, 1, 2}, {4, 2, 3}};
   const auto result = SearchMinimumTotal(records, 6, 1000);  // 4 + 2 is the optimum
@@ -106,6 +137,11 @@ TEST(ObjectsOptimality, BestIsProvenOptimalOnEverySharedModel) {
     for (bool intermediates_only : {false, true}) {
       options.intermediates_only = intermediates_only;
       ExpectBestProvenOptimal(entry.path(), options);
+      // objects/exact proves the same within its own budget.
+      const Problem problem = LoadWorkload(entry.path().string(), options).problem;
+      const ObjectsExactResult exact = SolveObjectsExact(problem);
+      EXPECT_TRUE(exact.proven_optimal) << entry.path();
+      EXPECT_EQ(exact.plan.total_bytes, PlanObjects(problem, "best").total_bytes) << entry.path();
     }
   }
 }

@@ -26,7 +26,8 @@ double Round4(double v) {
   return static_cast<double>(static_cast<long long>(v * 10000 + 0.5)) / 10000;
 }
 
-// "optimal" at the lower bound; for the exact solver "optimal (proven)" or its gap.
+// "optimal" at the lower bound of its mode; for the exact strategies "optimal (proven)"
+// or the gap to their proven bound.
 std::string OptimalCell(const StrategyRun& run, Bytes lower_bound) {
   if (run.proven_optimal && *run.proven_optimal) return "optimal (proven)";
   if (run.bound_bytes && run.bytes > *run.bound_bytes)
@@ -91,9 +92,9 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
     rows.push_back({i == runs.best ? "*" : "", run.mode, run.Label(), WithThousands(run.bytes),
                     fmt::format("{:.2f}", static_cast<double>(run.bytes) / (1024.0 * 1024.0)),
                     fmt::format("{:.3f}", Ratio(run.bytes, runs.lower_bound_bytes)),
-                    run.mode == "objects"
-                        ? (Optimal(run, runs) ? "optimal" : "")
-                        : OptimalCell(run, run.lower_bound.value_or(runs.lower_bound_bytes)),
+                    OptimalCell(run, run.lower_bound.value_or(run.mode == "objects"
+                                                                  ? runs.objects_lower_bound_bytes
+                                                                  : runs.lower_bound_bytes)),
                     fmt::format("{:.2f}", run.plan_ms),
                     run.objects ? fmt::format("{}", run.objects->object_sizes.size()) : ""});
   }

@@ -62,7 +62,13 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
-    if (run.mode == "objects") {
+    if (run.mode == "objects" && run.strategy == "exact") {
+      ObjectsExactResult result = SolveObjectsExact(problem);
+      run.bytes = result.plan.total_bytes;
+      run.proven_optimal = result.proven_optimal;
+      run.bound_bytes = result.bound_bytes;
+      run.objects = std::move(result.plan);
+    } else if (run.mode == "objects") {
       run.objects = PlanObjects(problem, run.strategy);
       run.bytes = run.objects->total_bytes;
     } else if (run.strategy == "exact") {

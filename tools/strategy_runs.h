@@ -21,7 +21,7 @@ struct StrategyRun {
   Bytes bytes = 0;                     // arena bytes (offsets) or total of object sizes (objects)
   double plan_ms = 0;                  // wall time of planning and verification
   std::optional<OffsetPlan> offsets;   // the verified plan (offsets mode)
-  std::optional<bool> proven_optimal;  // exact only: the arena equals a proven bound
+  std::optional<bool> proven_optimal;  // exact only: the bytes equal a proven bound
   std::optional<Bytes> bound_bytes;    // exact only: best proven lower bound
   std::optional<ObjectPlan> objects;   // the verified plan (objects mode)
   // Empty for the model's own records; else the transformed problem it planned

@@ -65,7 +65,7 @@ struct ObjectStrategy {
 };
 
 // Every shared-objects strategy, in the order reports list them: TensorFlow Lite GPU's
-// (its enum order), then memplan's own `best`.
+// (its enum order), then memplan's own `best` and `exact`.
 std::span<const ObjectStrategy> ObjectStrategies();
 
 // The strategy called `name`, or nullptr.
@@ -86,6 +86,20 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem);
 ObjectPlan PlanObjectsGreedyBest(const Problem& problem);
 ObjectPlan PlanObjectsMinCostFlow(const Problem& problem);
 ObjectPlan PlanObjectsBest(const Problem& problem);
+ObjectPlan PlanObjectsExact(const Problem& problem);
+
+// objects/exact: best, then an exact branch and bound over the records in step order
+// for a smaller total, stopped after `node_limit` nodes (so the answer is a pure
+// function). Finishing proves the plan optimal; problems above 2,000 records keep best.
+struct ObjectsExactResult {
+  ObjectPlan plan;              // verified, strategy "exact"
+  bool proven_optimal = false;  // no plan totals less (plan total == bound_bytes)
+  Bytes bound_bytes = 0;        // best proven lower bound on the total
+  std::uint64_t nodes = 0;      // search nodes spent
+};
+inline constexpr std::uint64_t kObjectsExactNodeLimit = 200000;
+ObjectsExactResult SolveObjectsExact(const Problem& problem,
+                                     std::uint64_t node_limit = kObjectsExactNodeLimit);
 
 // Objects laid out back to back in id order (TensorFlow Lite's ObjectsToOffsets): the
 // offset of a record is the sum of the sizes of the objects with smaller ids.

@@ -31,6 +31,10 @@ constexpr std::array kStrategies = {
                    "TensorFlow Lite GPU: min-cost flow over reuse edges (solved with LEMON)",
                    &PlanObjectsMinCostFlow},
     ObjectStrategy{"best", "memplan: the best of all, improved by local search", &PlanObjectsBest},
+    ObjectStrategy{"exact",
+                   "memplan: best, then a branch and bound that proves it optimal or finds a "
+                   "smaller total (200,000 nodes)",
+                   &PlanObjectsExact},
 };
 
 // Steps beyond this could overflow `last + 1` in the sweeps.
