@@ -207,6 +207,21 @@ TEST(Cli, ExactDecisionModeOnMiniMallocExample) {
   EXPECT_NE(r.out.find("optimal (proven)"), std::string::npos) << r.out;
 }
 
+// objects/exact says whether its plan is proven optimal, as offsets/exact does.
+TEST(Cli, ObjectsExactReportsItsProof) {
+  const auto dir = testing::TempDir();
+  const auto input = testing::WriteFile(
+      dir, "r.csv", "id,lower,upper,size\n0,0,2,32\n1,1,3,16\n2,2,4,48\n3,3,5,16\n4,0,5,8\n");
+  const auto r = RunMemplan("plan " + testing::Quote(input) + " -s objects/exact -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_EQ(j["strategy"], "exact");
+  EXPECT_EQ(j["proven_optimal"], true);
+  EXPECT_EQ(j["bound_bytes"], j["bytes"]);
+  const auto table = RunMemplan("plan " + testing::Quote(input) + " -s objects/exact");
+  EXPECT_NE(table.out.find("optimal (proven)"), std::string::npos) << table.out;
+}
+
 // --probe-limit fixes each question's budget and --threads the portfolio's threads; the
 // answer (a node-limited search stops at the same node on any thread count) is the same.
 TEST(Cli, ExactTakesAProbeLimitAndAThreadCount) {
