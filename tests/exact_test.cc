@@ -347,9 +347,10 @@ TEST(Exact, LargeProblemsAreSolvedByTimeComponents) {
   const ExactResult r = SolveExact(p, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // The limit plus the heuristic starts: the whole problem's and each component's, which
-  // cost more than the whole's when summed (ASan under load: 27.6 s with start_s 8.0 s).
-  EXPECT_LT(seconds, 2.0 + 5 * start_s + 1.0);
+  // The limit plus the heuristic starts: the whole problem's, and those of the components
+  // begun before the limit (each a fraction of the whole's; components left when the time
+  // is up keep their part of the whole's plan).
+  EXPECT_LT(seconds, 2.0 + 3 * start_s + 1.0);
   ASSERT_TRUE(r.plan);
   EXPECT_TRUE(FindViolations(p, *r.plan).empty());
   EXPECT_LE(r.plan->arena_bytes, PlanOffsets(p, "best").arena_bytes);

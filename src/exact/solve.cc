@@ -108,11 +108,12 @@ void SolveComponents(const Problem& problem, const ExactOptions& options, Clock:
   const std::vector<std::vector<std::size_t>> components = exact::TimeComponents(problem);
   if (components.size() < 2) return;
   const Clock::time_point deadline = started + ToDuration(options.time_limit);
-  std::vector<Bytes> offsets(problem.size(), 0);
-  for (std::size_t i = 0; i < problem.size(); ++i)
-    if (problem.IsFixed(i)) offsets[i] = *problem.fixed_offsets[i];
+  // Components are disjoint in time, so the heuristic plan restricted to one is a plan
+  // of it: components left when the time is up keep their part of it.
+  std::vector<Bytes> offsets = best.offsets;
   Bytes component_bound = 0;
   for (std::size_t c = 0; c < components.size(); ++c) {
+    if (Clock::now() >= deadline) break;
     const Problem sub = exact::SubProblem(problem, components[c]);
     ExactOptions sub_options;
     const auto left = std::max(Clock::duration::zero(), deadline - Clock::now());
@@ -125,8 +126,14 @@ void SolveComponents(const Problem& problem, const ExactOptions& options, Clock:
     solving = false;
     const ExactResult r = SolveExact(sub, sub_options);
     solving = true;
-    for (std::size_t k = 0; k < components[c].size(); ++k)
-      offsets[components[c][k]] = r.plan->offsets[k];
+    // The component's part of the heuristic plan may be the smaller one.
+    Bytes kept = 0;
+    for (std::size_t i : components[c])
+      if (problem.records[i].size > 0)
+        kept = std::max(kept, best.offsets[i] + problem.records[i].size);
+    if (r.plan->arena_bytes < kept)
+      for (std::size_t k = 0; k < components[c].size(); ++k)
+        offsets[components[c][k]] = r.plan->offsets[k];
     component_bound = std::max(component_bound, r.bound_bytes);
   }
   OffsetPlan combined = MakeOffsetPlan(problem, "exact", offsets);
