@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "memplan/bounds.h"
+#include "memplan/error.h"
 #include "memplan/exact.h"
 #include "memplan/offsets.h"
 #include "memplan/workload.h"
@@ -246,6 +247,22 @@ Problem MiniMallocExample() {
   Problem p;
   p.records = {{4, 0, 2}, {4, 3, 8}, {4, 0, 8}, {4, 9, 20}, {4, 0, 20}};
   return p;
+}
+
+// A caller's start plan replaces the heuristic start: a poor one is still improved to
+// the optimum, and one that is not a plan of the problem is refused.
+TEST(Exact, StartsFromTheCallersPlan) {
+  const Problem p = testing::RandomProblem(
+      3, {.records = 7, .steps = 6, .max_size = 9, .alignment = 4, .zero_fraction = 0});
+  ExactOptions options;
+  options.start = PlanOffsets(p, "naive");
+  const ExactResult r = SolveExact(p, options);
+  ASSERT_TRUE(r.plan);
+  EXPECT_EQ(r.plan->arena_bytes, BruteForceOptimum(p));
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.plan->strategy, "exact");
+  options.start->offsets.assign(p.size(), 0);  // everything at 0: records collide
+  EXPECT_THROW(SolveExact(p, options), InternalError);
 }
 
 TEST(Exact, MiniMallocExampleFitsTwelveNotEleven) {

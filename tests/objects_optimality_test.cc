@@ -88,6 +88,16 @@ TEST(ObjectsExact, FindsAndProvesTheBruteForceMinimum) {
   std::cout << "objects/exact below best on " << below_best << " of 120\n";
 }
 
+// Given a plan to start from (the command passes best's), exact searches below it.
+TEST(ObjectsExact, StartsFromTheCallersPlan) {
+  const Problem problem = testing::RandomProblem(11, {.records = 8, .steps = 6, .max_size = 10});
+  const ObjectPlan naive = PlanObjects(problem, "naive");
+  const ObjectsExactResult r = SolveObjectsExact(problem, kObjectsExactNodeLimit, &naive);
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.plan.total_bytes, SolveObjectsExact(problem).plan.total_bytes);
+  EXPECT_LT(r.plan.total_bytes, naive.total_bytes);
+}
+
 // Out of budget, exact keeps best's plan and the objects lower bound as its bound.
 TEST(ObjectsExact, OutOfBudgetReportsTheGap) {
   const Problem problem =

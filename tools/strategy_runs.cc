@@ -62,8 +62,16 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
+    // The exact strategies start from best's plan when best has already run.
+    auto ran = [&](const std::string& ran_key) -> const StrategyRun* {
+      for (const StrategyRun& done : out.runs)
+        if (done.Key() == ran_key) return &done;
+      return nullptr;
+    };
     if (run.mode == "objects" && run.strategy == "exact") {
-      ObjectsExactResult result = SolveObjectsExact(problem);
+      const StrategyRun* best = ran("objects/best");
+      ObjectsExactResult result =
+          SolveObjectsExact(problem, kObjectsExactNodeLimit, best ? &*best->objects : nullptr);
       run.bytes = result.plan.total_bytes;
       run.proven_optimal = result.proven_optimal;
       run.bound_bytes = result.bound_bytes;
@@ -72,7 +80,9 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.objects = PlanObjects(problem, run.strategy);
       run.bytes = run.objects->total_bytes;
     } else if (run.strategy == "exact") {
-      ExactResult result = SolveExact(problem, exact);
+      ExactOptions options = exact;
+      if (const StrategyRun* best = ran("offsets/best")) options.start = best->offsets;
+      ExactResult result = SolveExact(problem, options);
       if (!result.plan) throw InternalError("the exact solver returned no plan");
       run.bytes = result.plan->arena_bytes;
       run.proven_optimal = result.proven_optimal;

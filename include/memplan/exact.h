@@ -73,6 +73,9 @@ struct ExactOptions {
   unsigned threads = 0;
   // Called after every capacity question (from the calling thread).
   std::function<void(const ExactProgress&)> progress;
+  // The plan to start from instead of running `best` again (a caller that has already
+  // planned with `best`, as the command does); it is verified first.
+  std::optional<OffsetPlan> start;
 };
 
 enum class ExactStatus {

@@ -98,8 +98,10 @@ struct ObjectsExactResult {
   std::uint64_t nodes = 0;      // search nodes spent
 };
 inline constexpr std::uint64_t kObjectsExactNodeLimit = 200000;
+// `best`: objects/best's plan when the caller has it (verified again), else it is made.
 ObjectsExactResult SolveObjectsExact(const Problem& problem,
-                                     std::uint64_t node_limit = kObjectsExactNodeLimit);
+                                     std::uint64_t node_limit = kObjectsExactNodeLimit,
+                                     const ObjectPlan* best = nullptr);
 
 // Objects laid out back to back in id order (TensorFlow Lite's ObjectsToOffsets): the
 // offset of a record is the sum of the sizes of the objects with smaller ids.

@@ -207,7 +207,10 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
     bool previous;
     ~Reset() { solving = previous; }
   } reset{nested};
-  OffsetPlan best = nested ? PlanOffsets(problem, "greedy_by_size") : HeuristicStart(problem);
+  OffsetPlan best = nested          ? PlanOffsets(problem, "greedy_by_size")
+                    : options.start ? *options.start
+                                    : HeuristicStart(problem);
+  if (options.start) VerifyOrThrow(problem, best);
   best.strategy = "exact";
   Bytes bound = load;
   if (!nested && best.arena_bytes > bound && FreeRecords(problem) > kMaxSearchRecords)

@@ -18,10 +18,11 @@ constexpr std::size_t kMaxSearchRecords = 2000;
 
 }  // namespace
 
-ObjectsExactResult SolveObjectsExact(const Problem& problem, std::uint64_t node_limit) {
+ObjectsExactResult SolveObjectsExact(const Problem& problem, std::uint64_t node_limit,
+                                     const ObjectPlan* best) {
   Validate(problem);
   ObjectsExactResult result;
-  result.plan = PlanObjects(problem, "best");
+  result.plan = best ? *best : PlanObjects(problem, "best");
   result.bound_bytes = std::min(ObjectsLowerBound(problem), result.plan.total_bytes);
   if (result.plan.total_bytes > result.bound_bytes && problem.size() <= kMaxSearchRecords) {
     const auto search = objects_internal::SearchMinimumTotal(
