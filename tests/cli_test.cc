@@ -207,6 +207,28 @@ TEST(Cli, ExactDecisionModeOnMiniMallocExample) {
   EXPECT_NE(r.out.find("optimal (proven)"), std::string::npos) << r.out;
 }
 
+// Above 10,000 records a group (all, objects) leaves min_cost_flow out and says so; named,
+// it runs. (All records live together, so every strategy is quick here; on a chain of
+// 10,001 records min_cost_flow takes minutes.)
+TEST(Cli, LargeInputsLeaveTheSlowPeerOutUnlessNamed) {
+  const auto dir = testing::TempDir();
+  std::string csv = "id,lower,upper,size\n";
+  for (int i = 0; i < 10001; ++i) csv += std::to_string(i) + ",0,1,64\n";
+  const auto input = testing::Quote(testing::WriteFile(dir, "big.csv", csv));
+  auto r = RunMemplan("plan " + input + " -s objects -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const auto& row : j["results"]) EXPECT_NE(row["strategy"], "min_cost_flow");
+  ASSERT_EQ(j["left_out"].size(), 1u);
+  EXPECT_NE(j["left_out"][0].get<std::string>().find("objects/min_cost_flow left out: 10,001"),
+            std::string::npos);
+  r = RunMemplan("plan " + input + " -s min_cost_flow -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["results"][0]["strategy"], "min_cost_flow");
+  EXPECT_FALSE(j.contains("left_out"));
+}
+
 // objects/exact says whether its plan is proven optimal, as offsets/exact does.
 TEST(Cli, ObjectsExactReportsItsProof) {
   const auto dir = testing::TempDir();

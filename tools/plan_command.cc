@@ -143,7 +143,7 @@ void RunPlan(const PlanOptions& o) {
       const bool ok = each(i, [&] {
         Workload workload = LoadWorkload(batch.inputs[i], load);
         if (o.align) workload.problem.alignment = *o.align;
-        Runs runs = RunStrategies(workload, keys, exact);
+        Runs runs = RunStrategies(workload, keys, exact, o.strategies);
         VariantOptions variant_options = o.variants;
         variant_options.intermediates_only = load.intermediates_only;
         const Variants variants = BuildVariants(workload, variant_options);

@@ -48,6 +48,7 @@ nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
   j["lower_bound_bytes"] = runs.lower_bound_bytes;
   j["objects_lower_bound_bytes"] = runs.objects_lower_bound_bytes;
   if (!runs.objects_skipped.empty()) j["objects_skipped"] = runs.objects_skipped;
+  if (!runs.left_out.empty()) j["left_out"] = runs.left_out;
   auto& results = j["results"] = nlohmann::ordered_json::array();
   for (const StrategyRun& run : runs.runs) {
     nlohmann::ordered_json r;
@@ -86,6 +87,7 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
   out += "\n";
   if (!runs.objects_skipped.empty())
     out += fmt::format("({}: objects rows left out)\n", runs.objects_skipped);
+  for (const std::string& line : runs.left_out) out += fmt::format("({})\n", line);
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < runs.runs.size(); ++i) {
     const StrategyRun& run = runs.runs[i];

@@ -83,7 +83,7 @@ void RunShow(const ShowOptions& o) {
       named ? ExpandStrategies(o.strategies) : DefaultSingleKeys();
   const std::vector<std::string> keys = !o.html.empty() && !named ? DefaultHtmlKeys() : single_keys;
   progress.Stage("planning");
-  const Runs runs = RunStrategies(workload, keys);
+  const Runs runs = RunStrategies(workload, keys, {}, o.strategies);
   progress.Stage("drawing");
 
   std::vector<MapPlan> maps;

@@ -10,6 +10,7 @@
 #include "memplan/error.h"
 #include "memplan/objects.h"
 #include "memplan/offsets.h"
+#include "memplan/table.h"
 
 namespace memplan::cli {
 
@@ -44,8 +45,22 @@ std::vector<std::string> ExpandStrategies(const std::vector<std::string>& reques
   return keys;
 }
 
+namespace {
+
+// Above this many records, min_cost_flow's network simplex takes seconds to minutes
+// (28 s at 20,000): a group leaves it out unless it is named.
+constexpr std::size_t kSlowPeerRecords = 10000;
+
+bool Named(const std::vector<std::string>& requested, const std::string& key) {
+  const std::string name = key.substr(key.find('/') + 1);
+  return std::find(requested.begin(), requested.end(), key) != requested.end() ||
+         std::find(requested.begin(), requested.end(), name) != requested.end();
+}
+
+}  // namespace
+
 Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
-                   const ExactOptions& exact) {
+                   const ExactOptions& exact, const std::vector<std::string>& requested) {
   Runs out;
   const Problem& problem = workload.problem;
   Validate(problem);
@@ -59,6 +74,13 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
     run.strategy = key.substr(slash + 1);
     if (run.mode == "objects" && problem.HasFixed()) {
       out.objects_skipped = "objects strategies cannot keep fixed offsets";
+      continue;
+    }
+    if (key == "objects/min_cost_flow" && problem.size() > kSlowPeerRecords &&
+        !Named(requested, key)) {
+      out.left_out.push_back(fmt::format(
+          "{} left out: {} records (it takes seconds to minutes above {}); name it to run it", key,
+          WithThousands(problem.size()), WithThousands(kSlowPeerRecords)));
       continue;
     }
     const auto start = std::chrono::steady_clock::now();

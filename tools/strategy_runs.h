@@ -44,6 +44,7 @@ struct Runs {
   Bytes lower_bound_bytes = 0;          // offsets lower bound
   Bytes objects_lower_bound_bytes = 0;  // objects lower bound (Σ positional maximums)
   std::string objects_skipped;          // why objects rows were left out, if they were
+  std::vector<std::string> left_out;    // strategies a group brought in but skipped, and why
 };
 
 // Expands a --strategy list ("all", "offsets", "offsets/NAME", "objects",
@@ -54,8 +55,10 @@ std::vector<std::string> ExpandStrategies(const std::vector<std::string>& reques
 // Plans the workload with every selected strategy (keys from ExpandStrategies);
 // "exact" runs with `exact` (time limit, progress). Objects strategies cannot keep fixed
 // offsets: for a problem with some, objects rows are left out and Runs::objects_skipped
-// says why.
+// says why. A strategy too slow for a large problem (min_cost_flow above 10,000 records)
+// is left out, with a line in Runs::left_out, unless `requested` (the --strategy list as
+// given) names it.
 Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
-                   const ExactOptions& exact = {});
+                   const ExactOptions& exact = {}, const std::vector<std::string>& requested = {});
 
 }  // namespace memplan::cli
