@@ -62,7 +62,7 @@ struct ExactOptions {
   // Total wall-clock budget (the command's --time-limit).
   std::chrono::duration<double> time_limit = std::chrono::seconds(10);
   // Budget of one capacity question; 0 = adaptive: the load bound gets a quarter of the
-  // total, the other questions start at a 32nd (at least 0.05 s; of the node limit when
+  // total, the other questions start at a 32nd (0.05 to 0.25 s; of the node limit when
   // one is given) that doubles after each pass over the range of capacities.
   std::chrono::duration<double> per_probe_limit = std::chrono::seconds(0);
   // Total search nodes over all questions; 0 = no node limit (see FitOptions).

@@ -225,15 +225,17 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   const exact::Instance in = exact::BuildInstance(problem);
   const Bytes unit = in.unit;  // every arena is a multiple of it
   bound = RoundUp(bound, unit);
-  // Questions start with a small budget (a 32nd of the total, in nodes when a node limit
-  // is given so the answer stays a pure function) that doubles each time the whole range
-  // has been tried: easy capacities near the frontier are settled first, and the hard
-  // ones are asked again with more effort. A given per_probe_limit is used as is.
+  // Questions start with a small budget (a 32nd of the total, at most 0.25 s, so a longer
+  // total repeats a shorter one's questions before it goes further; in nodes when a node
+  // limit is given so the answer stays a pure function) that doubles each time the whole
+  // range has been tried: easy capacities near the frontier are settled first, and the
+  // hard ones are asked again with more effort. A given per_probe_limit is used as is.
   const bool fixed_budget = options.per_probe_limit.count() > 0;
   Clock::duration per_probe = fixed_budget
                                   ? ToDuration(options.per_probe_limit)
-                                  : std::max(ToDuration(options.time_limit) / 32,
-                                             ToDuration(std::chrono::duration<double>(0.05)));
+                                  : std::clamp(ToDuration(options.time_limit) / 32,
+                                               ToDuration(std::chrono::duration<double>(0.05)),
+                                               ToDuration(std::chrono::duration<double>(0.25)));
   std::uint64_t probe_nodes =
       options.node_limit ? std::max<std::uint64_t>(options.node_limit / 32, 1) : 0;
   std::uint64_t nodes = 0;
