@@ -96,8 +96,7 @@ class Search {
   // Section checks on the releases in release_ (each records a failing section as hot).
   bool Fits(int s, Units lowest_start) const;
   bool SectionFits(int s);
-  bool SectionsFitBySpans(std::span<const int> active, int lo, int hi);
-  bool SectionsFitByPainting(std::span<const int> active);
+  bool SectionsFit(std::span<const int> active, int lo, int hi);
   bool Decompose(std::span<const int> active, int lo, int hi, std::vector<Part>& parts);
   // The future of a search state depends only on its unplaced buffers and their lowest
   // starts (and the placement offset and rank, kept beside the key).
@@ -115,15 +114,13 @@ class Search {
   std::uint64_t ranking_ = 0;  // which ranking rank_ holds (0: the initial one)
   Units capacity_;
   Pacer* pacer_ = nullptr;
-  std::size_t words_ = 0;  // 64-bit words per section mask
 
   std::vector<char> placed_;
-  std::vector<Units> offset_;        // start of each placed buffer
-  std::vector<Units> low_;           // lowest aligned start of each unplaced buffer
-  std::vector<Units> floor_;         // per section: highest top of its placed buffers
-  std::vector<Units> remaining_;     // per section: total size of its unplaced buffers
-  std::vector<int> crossing_;        // per boundary s|s+1: unplaced buffers across it
-  std::vector<std::uint64_t> mask_;  // per buffer: its sections as a bit set
+  std::vector<Units> offset_;     // start of each placed buffer
+  std::vector<Units> low_;        // lowest aligned start of each unplaced buffer
+  std::vector<Units> floor_;      // per section: highest top of its placed buffers
+  std::vector<Units> remaining_;  // per section: total size of its unplaced buffers
+  std::vector<int> crossing_;     // per boundary s|s+1: unplaced buffers across it
 
   std::vector<std::pair<int, Units>> start_trail_;  // (buffer, old lowest start)
   std::vector<Units> floor_trail_;                  // old floors of placed spans
@@ -142,10 +139,7 @@ class Search {
   std::vector<std::vector<Part>> parts_;
   std::vector<Units> release_;      // per unplaced buffer: the lowest start it can still get
   std::vector<Units> section_low_;  // per section: the lowest release of its buffers
-  std::vector<int> order_;          // buffers in order of release (painting)
-  bool by_spans_ = true;            // section starts by walking spans (else by painting)
   int hot_section_ = -1;            // the section that failed last
-  std::vector<std::uint64_t> unpainted_;
   std::vector<int> part_of_;
 };
 
