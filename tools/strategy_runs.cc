@@ -67,6 +67,12 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
   out.naive_bytes = NaiveBytes(problem);
   out.lower_bound_bytes = OffsetsLowerBound(problem);
   out.objects_lower_bound_bytes = ObjectsLowerBound(problem);
+  // The exact strategies start from best's plan when best has already run.
+  auto ran = [&](const std::string& ran_key) -> const StrategyRun* {
+    for (const StrategyRun& done : out.runs)
+      if (done.Key() == ran_key) return &done;
+    return nullptr;
+  };
   for (const std::string& key : keys) {
     const auto slash = key.find('/');
     StrategyRun run;
@@ -84,12 +90,6 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
-    // The exact strategies start from best's plan when best has already run.
-    auto ran = [&](const std::string& ran_key) -> const StrategyRun* {
-      for (const StrategyRun& done : out.runs)
-        if (done.Key() == ran_key) return &done;
-      return nullptr;
-    };
     if (run.mode == "objects" && run.strategy == "exact") {
       const StrategyRun* best = ran("objects/best");
       ObjectsExactResult result =
