@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "memplan/arena.h"
+#include "tests/test_support.h"
 
 namespace memplan {
 namespace {
@@ -21,15 +22,6 @@ struct Buffer {
   std::vector<std::byte> storage;
   std::span<std::byte> span;
 };
-
-std::string MessageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 TEST(Arena, RoundsTheStartUpAndShrinksTheSize) {
   Buffer b(1000, 3);
@@ -64,7 +56,8 @@ TEST(Arena, TailFailureSaysWhatIsMissingInTflmWords) {
   Buffer b(128);
   Arena arena(b.span);
   arena.ResizeHead(64);
-  EXPECT_EQ(MessageOf([&] { arena.AllocatePersistent(96, 16, ArenaAllocation::kOpData); }),
+  EXPECT_EQ(testing::ErrorMessage<std::exception>(
+                [&] { arena.AllocatePersistent(96, 16, ArenaAllocation::kOpData); }),
             "Failed to allocate tail memory. Requested: 96, available 64, missing: 32");
   try {
     arena.AllocatePersistent(96, 16, ArenaAllocation::kOpData);
@@ -82,7 +75,7 @@ TEST(Arena, HeadResizesUpToTheTail) {
   arena.AllocatePersistent(64, 16, ArenaAllocation::kPersistentBufferData);
   arena.ResizeHead(192);
   EXPECT_EQ(arena.head_bytes(), 192u);
-  EXPECT_EQ(MessageOf([&] { arena.ResizeHead(200); }),
+  EXPECT_EQ(testing::ErrorMessage<std::exception>([&] { arena.ResizeHead(200); }),
             "Failed to resize buffer. Requested: 200, available 192, missing: 8");
   arena.ResizeHead(16);
   EXPECT_EQ(arena.head_bytes(), 16u);
@@ -92,7 +85,7 @@ TEST(Arena, HeadCannotResizeWhileTempIsHeld) {
   Buffer b(256);
   Arena arena(b.span);
   std::byte* p = arena.AllocateTemp(10, 16);
-  EXPECT_THAT(MessageOf([&] { arena.ResizeHead(32); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { arena.ResizeHead(32); }),
               HasSubstr("ResetTempAllocations() is not called before ResizeBuffer()"));
   arena.DeallocateTemp(p);
   // Released but not reset: TFLM still refuses.
@@ -127,12 +120,12 @@ TEST(Arena, ResetFailsWhileATempIsHeldOrTheChecksumIsWrong) {
   std::byte* a = arena.AllocateTemp(10, 16);
   std::byte* c = arena.AllocateTemp(10, 16);
   arena.DeallocateTemp(a);
-  EXPECT_EQ(MessageOf([&] { arena.ResetTemp(); }),
+  EXPECT_EQ(testing::ErrorMessage<std::exception>([&] { arena.ResetTemp(); }),
             "Number of allocated temp buffers: 1. Checksum passing status: 0. All temp buffers "
             "must be freed before calling ResetTempAllocations()");
   // Releasing the wrong pointer leaves the count at zero but the checksum wrong.
   arena.DeallocateTemp(a);
-  EXPECT_THAT(MessageOf([&] { arena.ResetTemp(); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { arena.ResetTemp(); }),
               HasSubstr("Number of allocated temp buffers: 0. Checksum passing status: 0"));
   (void)c;
 }
@@ -143,7 +136,7 @@ TEST(Arena, TempFailureSaysWhatIsMissing) {
   arena.AllocatePersistent(32, 16, ArenaAllocation::kOpData);
   arena.ResizeHead(32);
   EXPECT_EQ(arena.AvailableMemory(16), 64u);
-  EXPECT_EQ(MessageOf([&] { arena.AllocateTemp(80, 16); }),
+  EXPECT_EQ(testing::ErrorMessage<std::exception>([&] { arena.AllocateTemp(80, 16); }),
             "Failed to allocate temp memory. Requested: 80, available 64, missing: 16");
 }
 
@@ -187,15 +180,17 @@ TEST(Arena, TwoBuffersKeepTheSectionsApart) {
   EXPECT_LT(p, persistent.span.data() + 64);
   // The tail takes nothing from the head's buffer.
   EXPECT_NO_THROW(arena.ResizeHead(256));
-  EXPECT_EQ(MessageOf([&] { arena.ResizeHead(257); }),
+  EXPECT_EQ(testing::ErrorMessage<std::exception>([&] { arena.ResizeHead(257); }),
             "Failed to resize buffer. Requested: 257, available 256, missing: 1");
-  EXPECT_EQ(MessageOf([&] { arena.AllocatePersistent(32, 16, ArenaAllocation::kOpData); }),
+  EXPECT_EQ(testing::ErrorMessage<std::exception>(
+                [&] { arena.AllocatePersistent(32, 16, ArenaAllocation::kOpData); }),
             "Failed to allocate tail memory. Requested: 32, available 16, missing: 16");
   arena.ResizeHead(200);
   EXPECT_EQ(arena.AvailableMemory(16), 48u);
   std::byte* t = arena.AllocateTemp(48, 16);
   EXPECT_EQ(t, arena.head_start() + 208);
-  EXPECT_THAT(MessageOf([&] { arena.ResizeHead(10); }), HasSubstr("ResetTempAllocations()"));
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { arena.ResizeHead(10); }),
+              HasSubstr("ResetTempAllocations()"));
 }
 
 TEST(Arena, NamesEveryKindAsTflmPrintsIt) {

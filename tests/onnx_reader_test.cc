@@ -2,11 +2,10 @@
 // constants, folding, shapes, the Dropout rule, bindings) and the errors it reports.
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "memplan/error.h"
 #include "memplan/onnx.h"
 #include "tests/onnx_builder.h"
+#include "tests/test_support.h"
 
 namespace memplan {
 namespace {
@@ -20,16 +19,6 @@ using testing::SetGraphAttribute;
 
 OnnxModel Read(const OnnxBuilder& b, const LoadOptions& options = {}) {
   return ReadOnnx(b.Bytes(), "test.onnx", options);
-}
-
-// The message of the InputError `f` throws, or a note that it threw none.
-std::string InputErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
 }
 
 std::vector<std::string> Names(const Subgraph& s) {
@@ -122,7 +111,7 @@ TEST(OnnxReader, ShapeOfADynamicTensorIsNotFolded) {
   LoadOptions options;
   options.dims = {{"N", 5}};
   EXPECT_EQ(Read(b, options).folded_nodes, 1u);  // bound: static, so folded
-  const std::string error = InputErrorOf([&] { Read(b); });
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
   EXPECT_NE(error.find("'x'"), std::string::npos) << error;  // unbound: x needs a size
 }
 
@@ -166,7 +155,7 @@ TEST(OnnxReader, SymbolicDimensionsNeedBinding) {
   OnnxBuilder b;
   b.Input("x", kOnnxFloat, {"batch", "4"}).Output("y");
   b.Node("Relu", {"x"}, {"y"});
-  const std::string error = InputErrorOf([&] { Read(b); });
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
   EXPECT_NE(error.find("test.onnx: 2 tensors cannot be sized"), std::string::npos) << error;
   EXPECT_NE(error.find("'x': dimension 0 of [batch,4] is symbolic"), std::string::npos) << error;
   EXPECT_NE(error.find("--dim NAME=VALUE (symbolic: batch)"), std::string::npos) << error;
@@ -192,7 +181,7 @@ TEST(OnnxReader, ShapeBindingForInputsAndNodeOutputs) {
   custom.Input("x", kOnnxFloat, {"2"}).Output("y");
   custom.Node("Mystery", {"x"}, {"y"}, "m").set_domain("com.example");
   custom.model().add_opset_import()->set_domain("com.example");
-  const std::string error = InputErrorOf([&] { Read(custom); });
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(custom); });
   EXPECT_NE(error.find("'y': no element type known after shape inference (output of node 'm' "
                        "(Mystery), domain 'com.example')"),
             std::string::npos)
@@ -217,41 +206,36 @@ TEST(OnnxReader, BatchBindsOpenLeadingDimensions) {
   EXPECT_EQ(Named(s, "unnamed").shape, (std::vector<std::int64_t>{2, 2}));
 }
 
-// The message of the UsageError `f` throws, or a note that it threw none.
-std::string UsageErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no UsageError)";
-}
-
 TEST(OnnxReader, BindingsThatNameNothingAreUsageErrors) {
   LoadOptions options;
   options.dims = {{"nope", 1}};
-  std::string error = UsageErrorOf([&] { Read(TwoOps(), options); });
+  std::string error = testing::ErrorMessage<UsageError>([&] { Read(TwoOps(), options); });
   EXPECT_NE(error.find("test.onnx: --dim nope: no dimension of the model is called 'nope'; it "
                        "has no symbolic dimensions"),
             std::string::npos)
       << error;
   options.dims = {{"batch", 1}};  // every input's leading dimension is already a number
-  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("called 'batch'"),
-            std::string::npos);
+  EXPECT_NE(
+      testing::ErrorMessage<UsageError>([&] { Read(TwoOps(), options); }).find("called 'batch'"),
+      std::string::npos);
   options = {};
   options.shapes = {{"w", {4}}};
-  error = UsageErrorOf([&] { Read(TwoOps(), options); });
+  error = testing::ErrorMessage<UsageError>([&] { Read(TwoOps(), options); });
   EXPECT_NE(error.find("'w' is an initializer"), std::string::npos) << error;
   options.shapes = {{"ghost", {4}}};
-  error = UsageErrorOf([&] { Read(TwoOps(), options); });
+  error = testing::ErrorMessage<UsageError>([&] { Read(TwoOps(), options); });
   EXPECT_NE(error.find("no tensor called 'ghost'"), std::string::npos) << error;
   options = {};
   options.dims = {{"N", -1}};
-  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("cannot be negative"),
+  EXPECT_NE(testing::ErrorMessage<UsageError>([&] {
+              Read(TwoOps(), options);
+            }).find("cannot be negative"),
             std::string::npos);
   options = {};
   options.shapes = {{"x", {1, -4}}};
-  EXPECT_NE(UsageErrorOf([&] { Read(TwoOps(), options); }).find("cannot be negative"),
+  EXPECT_NE(testing::ErrorMessage<UsageError>([&] {
+              Read(TwoOps(), options);
+            }).find("cannot be negative"),
             std::string::npos);
 }
 
@@ -263,7 +247,7 @@ TEST(OnnxReader, ConflictingShapesAreAnInputError) {
   auto* shape = declared->mutable_type()->mutable_tensor_type()->mutable_shape();
   shape->add_dim()->set_dim_value(1);
   shape->add_dim()->set_dim_value(5);
-  const std::string error = InputErrorOf([&] { Read(b); });
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
   EXPECT_NE(error.find("test.onnx: ONNX shape inference rejects the model"), std::string::npos)
       << error;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
@@ -274,7 +258,7 @@ TEST(OnnxReader, NodesOutOfOrder) {
   b.Input("x", kOnnxFloat, {"1"}).Output("z");
   b.Node("Relu", {"y"}, {"z"}, "second");
   b.Node("Relu", {"x"}, {"y"}, "first");
-  const std::string error = InputErrorOf([&] { Read(b); });
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
   EXPECT_NE(error.find("test.onnx: node 'second' (Relu) reads 'y' before node 'first' (Relu) "
                        "produces it"),
             std::string::npos)
@@ -286,12 +270,16 @@ TEST(OnnxReader, Cycles) {
   b.Input("x", kOnnxFloat, {"1"}).Output("a");
   b.Node("Add", {"x", "b"}, {"a"}, "n0");
   b.Node("Relu", {"a"}, {"b"}, "n1");
-  EXPECT_NE(InputErrorOf([&] { Read(b); }).find("reads 'b' before node 'n1' (Relu) produces it"),
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] {
+              Read(b);
+            }).find("reads 'b' before node 'n1' (Relu) produces it"),
             std::string::npos);
   OnnxBuilder self;
   self.Input("x", kOnnxFloat, {"1"}).Output("a");
   self.Node("Add", {"x", "a"}, {"a"});
-  EXPECT_NE(InputErrorOf([&] { Read(self); }).find("node #0 (Add) reads its own output 'a'"),
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] {
+              Read(self);
+            }).find("node #0 (Add) reads its own output 'a'"),
             std::string::npos);
 }
 
@@ -299,7 +287,7 @@ TEST(OnnxReader, StructureErrors) {
   OnnxBuilder missing;
   missing.Input("x", kOnnxFloat, {"1"}).Output("y");
   missing.Node("Add", {"x", "ghost"}, {"y"}, "n");
-  EXPECT_NE(InputErrorOf([&] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] {
               Read(missing);
             }).find("node 'n' (Add) reads 'ghost', which is no graph input, initializer"),
             std::string::npos);
@@ -308,23 +296,29 @@ TEST(OnnxReader, StructureErrors) {
   twice.Input("x", kOnnxFloat, {"1"}).Output("y");
   twice.Node("Relu", {"x"}, {"y"}, "a");
   twice.Node("Relu", {"x"}, {"y"}, "b");
-  EXPECT_NE(InputErrorOf([&] { Read(twice); }).find("'y' is produced twice"), std::string::npos);
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] { Read(twice); }).find("'y' is produced twice"),
+            std::string::npos);
 
   OnnxBuilder overwrite;
   overwrite.Input("x", kOnnxFloat, {"1"}).Output("x");
   overwrite.Node("Relu", {"x"}, {"x"}, "a");
-  EXPECT_NE(InputErrorOf([&] { Read(overwrite); }).find("writes 'x', which is a graph input"),
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] {
+              Read(overwrite);
+            }).find("writes 'x', which is a graph input"),
             std::string::npos);
 
   OnnxBuilder dangling;
   dangling.Input("x", kOnnxFloat, {"1"}).Output("nowhere");
-  EXPECT_NE(InputErrorOf([&] { Read(dangling); }).find("graph output 'nowhere' is no graph input"),
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] {
+              Read(dangling);
+            }).find("graph output 'nowhere' is no graph input"),
             std::string::npos);
 
   OnnxBuilder untyped;
   untyped.Input("x", kOnnxFloat, {"1"}).Output("y");
   untyped.Node("", {"x"}, {"y"});
-  EXPECT_NE(InputErrorOf([&] { Read(untyped); }).find("has no operator type"), std::string::npos);
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] { Read(untyped); }).find("has no operator type"),
+            std::string::npos);
 }
 
 TEST(OnnxReader, SubgraphsAreNotSupported) {
@@ -333,7 +327,7 @@ TEST(OnnxReader, SubgraphsAreNotSupported) {
   auto& node = b.Node("If", {"cond"}, {"y"}, "branch");
   SetGraphAttribute(node, "then_branch");
   SetGraphAttribute(node, "else_branch");
-  const std::string error = InputErrorOf([&] { Read(b); });
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
   EXPECT_NE(error.find("node 'branch' (If): operators with subgraphs (If, Loop, Scan) are not "
                        "supported (attribute 'then_branch' holds a graph)"),
             std::string::npos)
@@ -343,19 +337,19 @@ TEST(OnnxReader, SubgraphsAreNotSupported) {
 TEST(OnnxReader, ElementTypesMemplanCannotSize) {
   OnnxBuilder unknown;
   unknown.Input("x", 99, {"4"}).Output("x");
-  std::string error = InputErrorOf([&] { Read(unknown); });
+  std::string error = testing::ErrorMessage<InputError>([&] { Read(unknown); });
   EXPECT_NE(error.find("'x': element type 99 is not an element type memplan can size"),
             std::string::npos)
       << error;
 
   OnnxBuilder strings;
   strings.Input("s", kOnnxString, {"4"}).Output("s");
-  error = InputErrorOf([&] { Read(strings); });
+  error = testing::ErrorMessage<InputError>([&] { Read(strings); });
   EXPECT_NE(error.find("'s': STRING tensors have no static size"), std::string::npos) << error;
 
   OnnxBuilder untyped;
   untyped.Input("x", 0, {"4"}).Output("x");
-  error = InputErrorOf([&] { Read(untyped); });
+  error = testing::ErrorMessage<InputError>([&] { Read(untyped); });
   EXPECT_NE(error.find("'x': no element type known"), std::string::npos) << error;
 }
 
@@ -372,7 +366,7 @@ TEST(OnnxReader, TypesOnnxAddedLaterAreSized) {
 TEST(OnnxReader, AbsurdShapes) {
   OnnxBuilder overflow;
   overflow.Input("x", kOnnxFloat, {"4294967296", "4294967296"}).Output("x");
-  std::string error = InputErrorOf([&] { Read(overflow); });
+  std::string error = testing::ErrorMessage<InputError>([&] { Read(overflow); });
   EXPECT_NE(
       error.find("test.onnx: tensor 'x': shape [4294967296,4294967296] of FLOAT is too large: "
                  "its size overflows 64 bits"),
@@ -381,12 +375,12 @@ TEST(OnnxReader, AbsurdShapes) {
 
   OnnxBuilder bytes_overflow;  // 2^62 elements fit in 64 bits; their 2^64 bytes do not
   bytes_overflow.Input("x", kOnnxFloat, {"2147483648", "2147483648"}).Output("x");
-  error = InputErrorOf([&] { Read(bytes_overflow); });
+  error = testing::ErrorMessage<InputError>([&] { Read(bytes_overflow); });
   EXPECT_NE(error.find("its size overflows 64 bits"), std::string::npos) << error;
 
   OnnxBuilder huge;  // 2^50 floats: 2^52 bytes, countable but past memplan's limit
   huge.Input("x", kOnnxFloat, {"33554432", "33554432"}).Output("x");
-  error = InputErrorOf([&] { Read(huge); });
+  error = testing::ErrorMessage<InputError>([&] { Read(huge); });
   EXPECT_NE(error.find("is 4503599627370496 bytes, more than memplan plans"), std::string::npos)
       << error;
 
@@ -398,11 +392,12 @@ TEST(OnnxReader, AbsurdShapes) {
 TEST(OnnxReader, BytesThatAreNotAModel) {
   for (const std::string& bytes : {std::string("not a model at all\xff\xff\xff"),
                                    std::string("\x0a\xff\xff\xff\xff\x0f", 6)}) {
-    const std::string error = InputErrorOf([&] { ReadOnnx(bytes, "junk.onnx"); });
+    const std::string error =
+        testing::ErrorMessage<InputError>([&] { ReadOnnx(bytes, "junk.onnx"); });
     EXPECT_NE(error.find("junk.onnx: not an ONNX model: the bytes do not parse"), std::string::npos)
         << error;
   }
-  EXPECT_NE(InputErrorOf([&] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([&] {
               ReadOnnx("", "empty.onnx");
             }).find("empty.onnx: not an ONNX model: it has no graph"),
             std::string::npos);
@@ -445,7 +440,7 @@ TEST(OnnxReader, UnsizedTensorsQuoteTheNodeErrorOnnxReports) {
   b.Input("x", testing::kOnnxFloat, {"1", "4"}).Output("a").Output("b");
   b.Int64Initializer("split", {2, 2});
   b.Node("Split", {"x", "split"}, {"a", "b"}, "cut");  // axis 0 has size 1, not 4
-  const std::string error = InputErrorOf([&] { Read(b); });
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
   EXPECT_NE(error.find("'a': no element type known after shape inference (output of node 'cut' "
                        "(Split))"),
             std::string::npos)

@@ -9,15 +9,6 @@
 namespace memplan {
 namespace {
 
-std::string ErrorOf(auto&& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(RecordsJson, ReadsAllFields) {
   const Problem p = ParseRecordsJson(
       R"({"records": [[16, 0, 1], [8, 1, 2]], "alignment": 8, "fixed_offsets": [-1, 16],
@@ -32,35 +23,37 @@ TEST(RecordsJson, ReadsAllFields) {
 }
 
 TEST(RecordsJson, MalformedGivesLineAndColumn) {
-  const std::string e =
-      ErrorOf([] { ParseRecordsJson("{\"records\": [\n  [1, 2, 3],,\n]}", "bad.json"); });
+  const std::string e = testing::ErrorMessage<InputError>(
+      [] { ParseRecordsJson("{\"records\": [\n  [1, 2, 3],,\n]}", "bad.json"); });
   EXPECT_NE(e.find("bad.json:2:"), std::string::npos) << e;
 }
 
 TEST(RecordsJson, BadValuesAreNamed) {
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsJson(R"({"records": [[-5, 0, 1]]})", "n.json");
             }).find("records[0]: size -5 is negative"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsJson(R"({"records": [[5, 3, 1]]})", "n.json");
             }).find("first step 3 is after last step 1"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsJson(R"({"records": [[5, 0]]})", "n.json");
             }).find("expected [size, first, last]"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsJson(R"({"records": [[18446744073709551615, 0, 1], [9, 0, 1]]})",
                                "o.json");
             }).find("overflow"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsJson(R"({"records": [[8, 0, 1]], "alignment": 8, "fixed_offsets": [3]})",
                                "f.json");
             }).find("not a multiple of the alignment"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsJson(R"([1, 2])", "a.json"); }).find("a.json"),
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
+              ParseRecordsJson(R"([1, 2])", "a.json");
+            }).find("a.json"),
             std::string::npos);
 }
 
@@ -81,24 +74,29 @@ TEST(RecordsCsv, OptionalAlignmentAndOffsetColumnsAndCrLf) {
 }
 
 TEST(RecordsCsv, ErrorsNameLineAndColumn) {
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsCsv("id,lower,upper,size\na,0,3,x4\n", "c.csv");
             }).find("c.csv:2:7: size 'x4' is not an integer"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsCsv("id,lower,upper,size\na,3,3,4\n", "c.csv");
             }).find("c.csv:2:3: lifetime [3, 3) is empty"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsCsv("id,lower,size\n", "c.csv"); }).find("'upper'"),
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
+              ParseRecordsCsv("id,lower,size\n", "c.csv");
+            }).find("'upper'"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([] { ParseRecordsCsv("", "c.csv"); }).find("empty CSV"), std::string::npos);
-  EXPECT_NE(ErrorOf([] {
+  EXPECT_NE(
+      testing::ErrorMessage<InputError>([] { ParseRecordsCsv("", "c.csv"); }).find("empty CSV"),
+      std::string::npos);
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
               ParseRecordsCsv("id,lower,upper,size\na,0,3\n", "c.csv");
             }).find("expected 4 fields"),
             std::string::npos);
-  EXPECT_NE(
-      ErrorOf([] { ParseRecordsCsv("id,lower,upper,size\na,0,3,-4\n", "c.csv"); }).find("negative"),
-      std::string::npos);
+  EXPECT_NE(testing::ErrorMessage<InputError>([] {
+              ParseRecordsCsv("id,lower,upper,size\na,0,3,-4\n", "c.csv");
+            }).find("negative"),
+            std::string::npos);
 }
 
 TEST(RecordsCsv, RoundTripsThroughFormat) {

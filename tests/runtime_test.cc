@@ -44,15 +44,6 @@ struct HeapArena {
   std::unique_ptr<Arena> arena;
 };
 
-std::string MessageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
-
 // Records' [first, last] by the tensor they stand for.
 std::map<std::int32_t, std::pair<Step, Step>> TensorLifetimes(const Interpreter& in) {
   std::map<std::int32_t, std::pair<Step, Step>> out;
@@ -284,7 +275,7 @@ TEST(Runtime, TooSmallAnArenaSaysHowBigItMustBe) {
   const Bytes need = RequiredArenaBytes(graph, VerificationKernels(), With());
   HeapArena small(256);
   Interpreter in(graph, *small.arena, VerificationKernels(), With());
-  const std::string message = MessageOf([&] { in.AllocateTensors(); });
+  const std::string message = testing::ErrorMessage<std::exception>([&] { in.AllocateTensors(); });
   EXPECT_THAT(message, ::testing::MatchesRegex(
                            "Failed to (allocate tail memory|resize buffer|allocate temp memory)\\. "
                            "Requested: [0-9]+, available [0-9]+, missing: [0-9]+\\. .*"));
@@ -359,7 +350,7 @@ TEST(Runtime, TwoBuffersHoldPersistentAndNonPersistentMemoryApart) {
   std::vector<std::byte> tiny(64), big(8192);
   Arena cramped{std::span<std::byte>(big), std::span<std::byte>(tiny)};
   Interpreter fails(graph, cramped, VerificationKernels(), With());
-  EXPECT_THAT(MessageOf([&] { fails.AllocateTensors(); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { fails.AllocateTensors(); }),
               HasSubstr("bytes of persistent memory and"));
 }
 
@@ -386,7 +377,7 @@ TEST(Runtime, PreallocatedTensorsStayOutOfTheArena) {
   EXPECT_THROW(in.RegisterPreallocatedTensor({0, 1}, user), UsageError);  // too late
   Interpreter other(graph, *heap.arena, VerificationKernels(), With());
   std::vector<std::byte> small(10);
-  EXPECT_THAT(MessageOf([&] {
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] {
                 other.RegisterPreallocatedTensor({0, 1}, small);
               }),
               HasSubstr("has 10 bytes; the tensor needs 300"));
@@ -408,7 +399,7 @@ TEST(Runtime, OfflineOffsetsAreKeptAndTheRestPlannedAround) {
   // Preallocating an offline tensor is an error (RFC 001).
   Interpreter again(graph, *heap.arena, VerificationKernels(), options);
   std::vector<std::byte> user(400);
-  EXPECT_THAT(MessageOf([&] {
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] {
                 again.RegisterPreallocatedTensor({0, 4}, user);
               }),
               HasSubstr("placed by the offline plan"));
@@ -426,7 +417,7 @@ TEST(Runtime, OfflineMetadataMustCoverEveryTensor) {
   options.offline_offsets = {0, 0};
   HeapArena heap(1 << 14);
   Interpreter in(graph, *heap.arena, VerificationKernels(), options);
-  EXPECT_THAT(MessageOf([&] { in.AllocateTensors(); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { in.AllocateTensors(); }),
               HasSubstr("Nbr of offline buffer offsets (2) in metadata not equal nbr tensors (6)"));
   InterpreterOptions require = With();
   require.offline = OfflinePlanUse::kRequire;
@@ -489,7 +480,7 @@ TEST(Runtime, ExplainsWhatItCannotRun) {
   graph.subgraphs[0].tensors[2].why_unsized = "dimension 1 is -1";
   HeapArena heap(1 << 14);
   Interpreter in(graph, *heap.arena, VerificationKernels(), With());
-  EXPECT_THAT(MessageOf([&] { in.AllocateTensors(); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { in.AllocateTensors(); }),
               HasSubstr("tensor 2 't2' (subgraph 0) has no static size (dimension 1 is -1)"));
 
   KernelRegistry only_add;
@@ -497,14 +488,14 @@ TEST(Runtime, ExplainsWhatItCannotRun) {
   HeapArena heap2(1 << 14);
   const Graph branches = BranchGraph();
   Interpreter no_kernel(branches, *heap2.arena, only_add, With());
-  EXPECT_THAT(MessageOf([&] { no_kernel.AllocateTensors(); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { no_kernel.AllocateTensors(); }),
               HasSubstr("no kernel for op 0 (CONV_2D) in subgraph 0"));
 
   Graph bad = BranchGraph();
   bad.subgraphs[0].ops[1].inputs = {17};
   HeapArena heap3(1 << 14);
   Interpreter bad_index(bad, *heap3.arena, VerificationKernels(), With());
-  EXPECT_THAT(MessageOf([&] { bad_index.AllocateTensors(); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { bad_index.AllocateTensors(); }),
               HasSubstr("op 1 (CONV_2D) names input tensor 17, but the subgraph has 6 tensors"));
 }
 
@@ -518,7 +509,7 @@ TEST(Runtime, LimitsScratchRequestsPerOpAsTflm) {
   HeapArena heap(1 << 14);
   const Graph graph = BranchGraph();
   Interpreter in(graph, *heap.arena, greedy, With());
-  EXPECT_THAT(MessageOf([&] { in.AllocateTensors(); }),
+  EXPECT_THAT(testing::ErrorMessage<std::exception>([&] { in.AllocateTensors(); }),
               HasSubstr("Scratch buffer request exceeds limit per operator (12)"));
 }
 

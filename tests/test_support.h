@@ -51,6 +51,18 @@ struct CommandResult {
 // Runs the built memplan with the given argument string (shell-quoted by the caller).
 CommandResult RunMemplan(const std::string& args);
 
+// The message of the `Error` that `f` throws, or "(no <kind> thrown)" when it throws
+// none, so a test that looks for words in the message fails.
+template <typename Error, typename F>
+std::string ErrorMessage(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no expected exception thrown)";
+}
+
 // A fresh empty temporary directory for one test.
 std::filesystem::path TempDir();
 
