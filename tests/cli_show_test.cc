@@ -117,7 +117,8 @@ TEST(CliShow, HtmlEmbedsEveryStrategyByDefault) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = ReadFileBytes(html);
   EXPECT_TRUE(text.starts_with("<!DOCTYPE html>"));
-  for (const char* s : {"offsets/naive", "offsets/greedy_by_size", "\"t5\"", "<select", "<script>"})
+  for (const char* s : {"offsets/naive", "offsets/greedy_by_size", "objects/greedy_by_size",
+                        "\"t5\"", "id=\"search\"", "<script>"})
     EXPECT_NE(text.find(s), std::string::npos) << s;
   // Every embedded plan is in the data for the tooltips (offsets of greedy_by_size).
   EXPECT_NE(text.find("[0,32,64,100,116,0,104,64]"), std::string::npos);

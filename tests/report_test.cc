@@ -202,7 +202,7 @@ TEST(Svg, RectanglesFollowOffsetsAndSteps) {
   // the longer lifetime is wider.
   const Problem p = Records({{100, 0, 0}, {100, 0, 1}});
   const Workload w = WorkloadOf(p);
-  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"offsets/x", {0, 100}, 200, {}}));
+  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"offsets/x", {0, 100}, 200, {}, {}}));
   ASSERT_EQ(check.tensors.size(), 2u);
   auto num = [](const testing::XmlElement* e, const char* a) {
     return std::stod(e->attributes.at(a));
@@ -263,14 +263,14 @@ TEST(MemoryMap, ObjectsStackWithAlignedBases) {
 
 TEST(Svg, EmptyProblemStillDraws) {
   const Workload w = WorkloadOf(Records({{0, 0, 3}}));
-  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"offsets/naive", {0}, 0, {}}));
+  const SvgCheck check = ParseSvg(RenderSvg(w, MapPlan{"offsets/naive", {0}, 0, {}, {}}));
   ASSERT_TRUE(check.root);
   EXPECT_TRUE(check.tensors.empty());
 }
 
 TEST(Svg, WrongOffsetCountIsAnInternalError) {
   const Workload w = WorkloadOf(Records({{8, 0, 0}}));
-  EXPECT_THROW(RenderSvg(w, MapPlan{"offsets/x", {}, 0, {}}), InternalError);
+  EXPECT_THROW(RenderSvg(w, MapPlan{"offsets/x", {}, 0, {}, {}}), InternalError);
 }
 
 // A two-op graph: op 0 CONV_2D reads "in" and writes "mid", op 1 RELU reads "mid"
@@ -329,7 +329,7 @@ TEST(Html, EmbedsEveryPlanTheTensorsAndTheirOps) {
   EXPECT_NE(html.find("offsets/naive"), std::string::npos);
   EXPECT_NE(html.find("offsets/greedy_by_size"), std::string::npos);
   EXPECT_NE(html.find("CONV_2D 'conv1'"), std::string::npos);
-  EXPECT_NE(html.find("<select"), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"plans\">"), std::string::npos);
   // One map per plan, the initial one visible.
   std::size_t maps = 0, hidden = 0;
   for (std::size_t at = html.find("<div class=\"map\""); at != std::string::npos;
@@ -347,7 +347,7 @@ TEST(Html, EmbedsEveryPlanTheTensorsAndTheirOps) {
 TEST(Html, NamesCannotCloseTheScript) {
   Workload w = WorkloadOf(Records({{8, 0, 0}}));
   w.problem.names = {"</script><script>alert(1)</script>"};
-  const std::string html = RenderHtml(w, {MapPlan{"offsets/naive", {0}, 8, {}}}, 0);
+  const std::string html = RenderHtml(w, {MapPlan{"offsets/naive", {0}, 8, {}, {}}}, 0);
   EXPECT_EQ(html.find("</script><script>alert"), std::string::npos);
   // Exactly one script block, closed once.
   std::size_t closes = 0;

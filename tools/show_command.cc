@@ -35,10 +35,11 @@ struct ShowOptions {
   bool quiet = false;  // no progress on stderr
 };
 
-// A run as a map. Objects plans will map here too (objects stacked by id, colour per
-// object) once the objects engineer's ObjectPlan is in StrategyRun.
-std::optional<MapPlan> MapOfRun(const StrategyRun& run) {
+// A run as a map: an offsets plan as addresses, an objects plan as lanes.
+std::optional<MapPlan> MapOfRun(const StrategyRun& run, Bytes alignment) {
   if (run.offsets) return MapOfOffsets(run.Key(), *run.offsets);
+  if (run.objects)
+    return MapOfObjects(run.Key(), run.objects->object_ids, run.objects->object_sizes, alignment);
   return std::nullopt;
 }
 
@@ -58,6 +59,9 @@ std::string Summary(const Workload& workload, const MapPlan& plan) {
                                 totals.steps);
   if (workload.graph) out += fmt::format(", {} ops", workload.ops);
   out += fmt::format(", alignment {}\n", workload.problem.alignment);
+  if (!plan.object_sizes.empty())
+    out += fmt::format("{}: {} shared objects, {} B in all; laid out back to back:\n", plan.key,
+                       plan.object_sizes.size(), WithThousands(plan.bytes));
   out +=
       fmt::format("{}: arena {} B, lower bound {} B (× {:.3f}{}), naive {} B\n", plan.key,
                   WithThousands(plan.bytes), WithThousands(totals.lower_bound), ratio,
@@ -89,14 +93,15 @@ void RunShow(const ShowOptions& o) {
   std::vector<MapPlan> maps;
   std::optional<std::size_t> single;  // index in `maps` of the plan single views show
   for (const StrategyRun& run : runs.runs) {
-    auto map = MapOfRun(run);
+    auto map = MapOfRun(run, workload.problem.alignment);
     if (!map) continue;
     const bool candidate =
         std::find(single_keys.begin(), single_keys.end(), run.Key()) != single_keys.end();
     if (candidate && (!single || map->bytes < maps[*single].bytes)) single = maps.size();
     maps.push_back(std::move(*map));
   }
-  if (!single) throw UsageError("show draws offsets plans; choose at least one offsets strategy");
+  if (!single)
+    throw UsageError("show: no plan to draw; choose an offsets/NAME or objects/NAME strategy");
   const MapPlan& plan = maps[*single];
 
   if (!o.svg.empty()) WriteFileAtomically(o.svg, RenderSvg(workload, plan));
@@ -129,8 +134,9 @@ void AddShowCommand(CLI::App& app) {
   cmd->add_option("input", options->input, "records .json/.csv, model .tflite/.onnx, or zoo:NAME")
       ->required();
   cmd->add_option("-s,--strategy", options->strategies,
-                  "offsets/NAME to draw (default: the smallest offsets plan; for --html: all); "
-                  "with several, pictures show the smallest and HTML all of them");
+                  "offsets/NAME or objects/NAME to draw (default: offsets/best; for --html: "
+                  "all); objects plans are drawn as one lane per object; with several, "
+                  "pictures show the smallest and HTML all of them");
   cmd->add_option("--align", options->align, "alignment of every offset in bytes")
       ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
   cmd->add_option("--svg", options->svg, "write the memory map as an SVG picture");

@@ -35,6 +35,14 @@ struct TensorLifetime {
   bool needs_allocating = false;
 };
 
+// What runs at one step of a graph's records: an op, a subgraph being entered (TFLM
+// counts a scope for it), or nothing (the graph inputs' scope 0).
+struct StepOp {
+  std::int32_t subgraph = -1;  // the subgraph it runs in; -1 = no op runs at this step
+  std::int32_t op = -1;        // the op's index in that subgraph; -1 = the subgraph is entered
+  friend bool operator==(const StepOp&, const StepOp&) = default;
+};
+
 // One entry per tensor of every subgraph (all of subgraph 0, then 1, ...), marked
 // exactly as TFLM's AllocationInfoBuilder marks them (shared/reference/runtimes.md §2).
 // InputError for a graph that fails ValidateGraph.
@@ -48,6 +56,9 @@ struct GraphRecords {
   // Added to every TFLM scope to make the records' steps: 1 when some planned tensor is
   // never created (TFLM hands the planner the time -1, e.g. an unused tensor), else 0.
   Step step_shift = 0;
+  // step_ops[s]: what runs at step s of the records (s = 0 .. the last step of the walk),
+  // so pictures can name the op at each step.
+  std::vector<StepOp> step_ops = {};
 };
 
 // Derives the records. InputError naming the tensors when a tensor that needs planning

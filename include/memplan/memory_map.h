@@ -1,10 +1,11 @@
 #pragma once
 // What a memory map shows: one plan of a workload as rectangles (x = steps a tensor is
 // alive, y = its bytes in the arena), with the totals a reader compares it against.
-// The SVG and HTML renderers (svg.h, html.h) draw it; both offsets plans and
-// shared-objects plans (objects stacked one above the other) become a MapPlan.
+// The SVG and HTML renderers (svg.h, html.h) draw it. An offsets plan is drawn as
+// addresses; a shared-objects plan as one lane per object (docs/command.md, "show").
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memplan/plan.h"
@@ -20,14 +21,18 @@ struct MapPlan {
   // Empty: one colour per record. Otherwise the object of each record, so records
   // sharing an object share a colour (shared-objects plans).
   std::vector<std::size_t> groups;
+  // Empty for an offsets plan. For a shared-objects plan, the size of every object: the
+  // map is drawn as one lane per object, each record a bar in its object's lane.
+  std::vector<Bytes> object_sizes = {};
 };
 
 // An offsets plan as a map (one colour per tensor).
 MapPlan MapOfOffsets(const std::string& key, const OffsetPlan& plan);
 
-// A shared-objects plan as a map: objects stacked in id order (each base aligned), every
-// record drawn at its object's base, one colour per object; `bytes` is the top of the
-// stack (Σ object sizes at alignment 1). InternalError when an id has no size.
+// A shared-objects plan as a map: one lane per object, one colour per object. `offsets`
+// are the objects stacked in id order (each base aligned), so the plan also reads as
+// one arena (TFLM's ASCII map); `bytes` is the top of the stack (Σ object sizes at
+// alignment 1). InternalError when an id has no size.
 MapPlan MapOfObjects(const std::string& key, const std::vector<std::size_t>& object_of_record,
                      const std::vector<Bytes>& object_sizes, Bytes alignment);
 
@@ -40,6 +45,21 @@ struct MapTotals {
 };
 
 MapTotals ComputeMapTotals(const Problem& problem);
+
+// The live bytes over the steps (sizes rounded up to the alignment, as the lower bound
+// counts them): (step, bytes live from that step on) at every step where the total
+// changes, in step order, ending with 0 after the last step. Sparse, so any step range
+// is cheap.
+std::vector<std::pair<Step, Bytes>> LiveBytesChanges(const Problem& problem);
+
+// What runs at each step, for the time axis: the op type ("CONV_2D") and a longer
+// description ("#3 CONV_2D 'conv1'", with the subgraph when it is not the entry one).
+struct StepLabel {
+  std::string type;    // short: the op type, "inputs", or "enter subgraph N"
+  std::string detail;  // long: index, type and name
+};
+// One label per step of workload.step_ops; empty when the workload is not a model.
+std::vector<StepLabel> StepLabels(const Workload& workload);
 
 // "producer #3 CONV_2D 'conv1'; consumers #4 ADD, #5 RELU" per record, from the
 // workload's graph and origins; empty strings when the workload has no graph.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memplan/graph.h"
+#include "memplan/lifetimes.h"
 #include "memplan/problem.h"
 
 namespace memplan {
@@ -30,6 +31,7 @@ struct Workload {
   std::optional<Graph> graph;      // the model, when the input is one
   std::vector<TensorRef> origins;  // per record: the tensor it stands for (models only)
   std::size_t ops = 0;             // operators in the model (0 for records)
+  std::vector<StepOp> step_ops;    // per step: the op that runs then (models only)
 };
 
 // The workload of a model's graph: its records in the accounting `options` asks for

@@ -42,6 +42,7 @@ Workload GraphWorkload(Graph graph, std::string_view label, std::string kind,
   w.problem = std::move(records.problem);
   w.origins = std::move(records.origins);
   w.ops = records.ops;
+  w.step_ops = std::move(records.step_ops);
   w.graph = std::move(graph);
   return w;
 }

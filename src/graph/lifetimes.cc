@@ -44,9 +44,22 @@ void CheckIntermediatesEmpty(const Graph& graph) {
   }
 }
 
-// TflmLifetimes on a graph already validated.
-std::vector<TensorLifetime> MarkTflmLifetimes(const Graph& graph) {
-  const WalkResult walk = WalkScopes(graph, {.step_per_subgraph_entry = true, .start = 0});
+// The walk's steps as the records' steps: the walk started at `start` and every record
+// step is `shift` later; steps before the first op run no op.
+std::vector<StepOp> StepOpsOfRecords(const std::vector<StepOp>& walk_ops, Step start, Step shift) {
+  const Step before = start + 1 + shift;  // record steps before the first op
+  std::vector<StepOp> out(static_cast<std::size_t>(std::max<Step>(before, 0)));
+  const auto skip = static_cast<std::size_t>(std::max<Step>(-before, 0));
+  if (skip < walk_ops.size()) out.insert(out.end(), walk_ops.begin() + skip, walk_ops.end());
+  return out;
+}
+
+// TflmLifetimes on a graph already validated; `step_ops`, when given, receives what
+// each step of the walk runs.
+std::vector<TensorLifetime> MarkTflmLifetimes(const Graph& graph,
+                                              std::vector<StepOp>* step_ops = nullptr) {
+  WalkResult walk = WalkScopes(graph, {.step_per_subgraph_entry = true, .start = 0});
+  if (step_ops) *step_ops = std::move(walk.step_ops);
   std::vector<TensorLifetime> out(walk.marks.size());
   std::size_t flat = 0;
   for (const Subgraph& sg : graph.subgraphs) {
@@ -68,7 +81,8 @@ std::vector<TensorLifetime> MarkTflmLifetimes(const Graph& graph) {
 GraphRecords TflmRecords(const Graph& graph) {
   ValidateGraph(graph);
   CheckIntermediatesEmpty(graph);
-  const std::vector<TensorLifetime> lifetimes = MarkTflmLifetimes(graph);
+  std::vector<StepOp> walk_ops;
+  const std::vector<TensorLifetime> lifetimes = MarkTflmLifetimes(graph, &walk_ops);
   GraphRecords out;
   out.ops = OpVisits(graph);
   Problem& p = out.problem;
@@ -110,6 +124,7 @@ GraphRecords TflmRecords(const Graph& graph) {
     out.step_shift = 1;
     for (UsageRecord& r : p.records) ++r.first, ++r.last;
   }
+  out.step_ops = StepOpsOfRecords(walk_ops, 0, out.step_shift);
   return out;
 }
 
@@ -144,6 +159,7 @@ GraphRecords IntermediateRecords(const Graph& graph) {
     }
   }
   if (!unsized.empty()) ThrowUnsizedTensors(graph, unsized);
+  out.step_ops = StepOpsOfRecords(walk.step_ops, -1, 0);
   return out;
 }
 

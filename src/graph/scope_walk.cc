@@ -48,12 +48,17 @@ class Walker {
       if (!f.op_started) {
         ++step_;
         ++result_.op_visits;
+        result_.step_ops.push_back(
+            {static_cast<std::int32_t>(f.subgraph), static_cast<std::int32_t>(f.op)});
         for (const std::int32_t t : op.outputs) Create(f.subgraph, t);
         f.op_started = true;
       }
       if (f.next_call < op.called_subgraphs.size()) {
         const auto callee = static_cast<std::size_t>(op.called_subgraphs[f.next_call++]);
-        if (options_.step_per_subgraph_entry) ++step_;
+        if (options_.step_per_subgraph_entry) {
+          ++step_;
+          result_.step_ops.push_back({static_cast<std::int32_t>(callee), -1});
+        }
         stack.push_back(Frame{callee});  // invalidates `f`
         continue;
       }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "memplan/graph.h"
+#include "memplan/lifetimes.h"
 
 namespace memplan {
 
@@ -34,6 +35,8 @@ struct WalkResult {
   std::vector<TouchMarks> marks;      // one per tensor of every subgraph, subgraph 0 first
   std::vector<std::size_t> first_of;  // first_of[s] = index in `marks` of subgraph s's tensor 0
   std::size_t op_visits = 0;          // ops run, counting a subgraph each time it is called
+  // What each step of the walk runs: step_ops[k] is step options.start + 1 + k.
+  std::vector<StepOp> step_ops;
 };
 
 // Walks a graph that passed ValidateGraph (iteratively: deep control flow cannot

@@ -1,6 +1,6 @@
 // One HTML file, no external assets: every plan's map as inline SVG (drawn by the same
-// code as the standalone picture), the tensors' details as JSON for the tooltip, and a
-// few lines of script to switch plans and follow the mouse.
+// code as the standalone picture, without its summary panel), the plans' table beside
+// it, a tensor search, and the data the script needs as JSON (html_assets.h).
 #include "memplan/html.h"
 
 #include <fmt/format.h>
@@ -9,66 +9,13 @@
 
 #include "memplan/error.h"
 #include "memplan/table.h"
+#include "src/report/html_assets.h"
 #include "src/report/svg_map.h"
 #include "src/report/xml_text.h"
 
 namespace memplan {
 
 namespace {
-
-constexpr const char* kStyle =
-    R"(body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:16px;color:#111}
-header{display:flex;gap:18px;align-items:baseline;flex-wrap:wrap;margin-bottom:8px}
-h1{font-size:18px;margin:0}
-select{font-size:14px}
-.map svg{max-width:100%;height:auto;display:block}
-rect.tensor:hover{stroke:#000;stroke-width:1.5px}
-#tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #888;border-radius:4px;
-padding:6px 8px;font-size:12px;max-width:460px;box-shadow:0 2px 6px rgba(0,0,0,.25);white-space:pre-line}
-table{border-collapse:collapse;font-size:13px;margin-top:10px}
-td,th{padding:2px 10px;text-align:right}td:first-child,th:first-child{text-align:left}
-tr.plan{cursor:pointer}tr.plan:hover{background:#eef}tr.current{font-weight:bold}
-)";
-
-// Switches maps, fills the tooltip from the JSON (textContent only: names are data,
-// never markup).
-constexpr const char* kScript = R"(
-(function () {
-  var sel = document.getElementById('plan'), tip = document.getElementById('tip');
-  var maps = document.querySelectorAll('.map'), rows = document.querySelectorAll('tr.plan');
-  function human(b) {
-    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], i = 0;
-    while (b >= 1024 && i < 4) { b /= 1024; i++; }
-    return (i ? b.toFixed(2).replace(/\.?0+$/, '') : b) + ' ' + u[i];
-  }
-  function show(k) {
-    maps.forEach(function (m, i) { m.hidden = i !== k; });
-    rows.forEach(function (r, i) { r.className = i === k ? 'plan current' : 'plan'; });
-    sel.value = String(k);
-  }
-  sel.addEventListener('change', function () { show(+sel.value); });
-  rows.forEach(function (r, i) { r.addEventListener('click', function () { show(i); }); });
-  document.addEventListener('mousemove', function (e) {
-    var r = e.target.closest ? e.target.closest('rect.tensor') : null;
-    if (!r) { tip.hidden = true; return; }
-    var i = +r.getAttribute('data-i'), p = MEMPLAN.plans[+sel.value], t = MEMPLAN.tensors[i];
-    var o = p.offsets[i];
-    var text = t[0] + '\n' + human(t[1]) + (t[1] >= 1024 ? ' (' + t[1] + ' B)' : '') +
-        '\nlifetime: steps ' + t[2] + '..' + t[3] +
-        '\noffset: ' + o + ' (bytes ' + o + '..' + (o + t[1] - 1) + ')';
-    if (p.objects) text += '\nobject: ' + p.objects[i];
-    if (t[4]) text += '\n' + t[4];
-    tip.textContent = text;
-    tip.hidden = false;
-    var x = e.clientX + 14, y = e.clientY + 14;
-    if (x + tip.offsetWidth > window.innerWidth) x = e.clientX - tip.offsetWidth - 8;
-    if (y + tip.offsetHeight > window.innerHeight) y = e.clientY - tip.offsetHeight - 8;
-    tip.style.left = x + 'px';
-    tip.style.top = y + 'px';
-  });
-  show(MEMPLAN.initial);
-})();
-)";
 
 // JSON safe inside <script>: '<', '>' and '&' only occur in strings, where \u escapes
 // mean the same, so no "</script>" or "<!--" can end the block early.
@@ -102,6 +49,7 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
   const Problem& problem = workload.problem;
   const MapTotals totals = ComputeMapTotals(problem);
   const auto ops = TensorOpSummaries(workload);
+  const auto steps = StepLabels(workload);
 
   nlohmann::ordered_json data;
   data["input"] = workload.label;
@@ -111,27 +59,82 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
     const UsageRecord& r = problem.records[i];
     tensors.push_back({problem.NameOf(i), r.size, r.first, r.last, ops[i]});
   }
+  auto& step_data = data["steps"] = nlohmann::ordered_json::array();
+  for (const StepLabel& s : steps) step_data.push_back({s.type, s.detail});
+  auto& live = data["live"] = nlohmann::ordered_json::array();
+  for (const auto& [step, bytes] : LiveBytesChanges(problem)) live.push_back({step, bytes});
   auto& plan_data = data["plans"] = nlohmann::ordered_json::array();
+  Bytes largest = 1, smallest = plans[0].bytes;
   for (const MapPlan& p : plans) {
-    nlohmann::ordered_json j{{"key", p.key}, {"bytes", p.bytes}, {"offsets", p.offsets}};
-    if (!p.groups.empty()) j["objects"] = p.groups;
+    nlohmann::ordered_json j{{"key", p.key}, {"bytes", p.bytes}};
+    if (p.object_sizes.empty()) {
+      j["offsets"] = p.offsets;
+    } else {
+      j["objects"] = p.groups;
+      j["sizes"] = p.object_sizes;
+    }
     plan_data.push_back(std::move(j));
+    largest = std::max(largest, p.bytes);
+    smallest = std::min(smallest, p.bytes);
   }
 
   const std::string title = report::XmlEscape(workload.label);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>memplan: {}</title>\n<style>\n{}</style>\n</head>\n<body>\n<header>\n"
-      "<h1>Memory plans of {}</h1>\n<label>plan <select id=\"plan\">\n",
-      title, kStyle, title);
-  for (std::size_t k = 0; k < plans.size(); ++k)
-    out += fmt::format("<option value=\"{}\"{}>{} — {} (× {:.3f})</option>\n", k,
-                       k == initial ? " selected" : "", report::XmlEscape(plans[k].key),
-                       HumanBytes(plans[k].bytes), Ratio(plans[k].bytes, totals.lower_bound));
-  out += fmt::format(
-      "</select></label>\n<span>{} tensors, {} steps, lower bound {}, naive {}</span>\n"
-      "</header>\n<div id=\"maps\">\n",
-      problem.size(), totals.steps, HumanBytes(totals.lower_bound), HumanBytes(totals.naive));
+      "<h1>Memory plans of {}</h1>\n<div class=\"facts\">",
+      title, report::kHtmlStyle, title);
+  out += fmt::format("{} tensors · {} steps", problem.size(), totals.steps);
+  if (workload.graph) out += fmt::format(" · {} ops", workload.ops);
+  out += fmt::format(" · lower bound {} · naive {} · alignment {} B</div>\n</header>\n",
+                     HumanBytes(totals.lower_bound), HumanBytes(totals.naive), problem.alignment);
+
+  // The plans' table: one row per plan, under a line per mode; a row links to its map.
+  out +=
+      "<div class=\"layout\">\n<aside>\n<section>\n<h2>Plans</h2>\n<table id=\"plans\">\n"
+      "<thead><tr><th>plan</th><th>size</th><th>× bound</th><th></th></tr></thead>\n<tbody>\n";
+  std::string mode;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const MapPlan& p = plans[k];
+    const std::string key_mode = p.key.substr(0, p.key.find('/'));
+    if (key_mode != mode) {
+      mode = key_mode;
+      const char* what = !p.object_sizes.empty() ? "shared objects: one lane per object"
+                         : mode == "offsets"     ? "offsets: one arena"
+                                                 : "";
+      out += fmt::format("<tr class=\"group\"><td colspan=\"4\">{}</td></tr>\n",
+                         *what ? what : report::XmlEscape(mode).c_str());
+    }
+    const std::string name = p.key.substr(p.key.find('/') + 1);
+    out += fmt::format(
+        "<tr class=\"plan{}\" data-k=\"{}\" title=\"{} — {} B\"><td><a "
+        "href=\"#plan={}\">{}</a></td>"
+        "<td>{}</td><td>{:.3f}</td><td class=\"bar\"><div class=\"bar\"><span "
+        "style=\"width:{:.1f}%\"></span></div></td></tr>\n",
+        p.bytes == smallest ? " best" : "", k, report::XmlEscape(p.key), WithThousands(p.bytes),
+        report::XmlEscape(p.key), report::XmlEscape(name), HumanBytes(p.bytes),
+        Ratio(p.bytes, totals.lower_bound),
+        100.0 * static_cast<double>(p.bytes) / static_cast<double>(largest));
+  }
+  out +=
+      "</tbody>\n</table>\n<p class=\"hint\">Click a row to see its map. × bound: the plan's "
+      "size over the lower bound, the peak of live bytes that no plan can go under.</p>\n"
+      "</section>\n<section>\n<h2>Find a tensor</h2>\n"
+      "<input id=\"search\" type=\"search\" placeholder=\"a tensor name, or part of it\" "
+      "autocomplete=\"off\" spellcheck=\"false\" aria-label=\"find a tensor\">\n"
+      "<div id=\"found\"></div>\n<div id=\"details\" class=\"hint\">Its rectangle and its "
+      "lifetime are highlighted in every map. Clicking a rectangle finds it too.</div>\n"
+      "</section>\n<section>\n<h2>Reading the maps</h2>\n<p class=\"hint\">Time runs left to "
+      "right, one column per execution step";
+  if (workload.graph) out += ", named by the op that runs at it";
+  out +=
+      ". An offsets plan puts each tensor at an address in one arena (up); a shared-objects "
+      "plan puts it in a buffer, drawn as a lane, its bar as tall as its share of the "
+      "buffer. The curve under each map is the bytes live at every step, the same for every "
+      "plan; the dashed red line is its peak, the lower bound. Hover anything for "
+      "details.</p>\n</section>\n</aside>\n<main>\n<div class=\"mapcard\">\n"
+      "<div class=\"maphead\"><h2 id=\"current\"></h2></div>\n<div id=\"maps\">\n";
 
   report::SvgOptions options;
   options.standalone = false;
@@ -139,15 +142,10 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
   for (std::size_t k = 0; k < plans.size(); ++k)
     out += fmt::format("<div class=\"map\"{}>\n{}</div>\n", k == initial ? "" : " hidden",
                        report::DrawMap(workload, plans[k], totals, options));
-  out += "</div>\n<table>\n<tr><th>plan</th><th>bytes</th><th>× lower bound</th></tr>\n";
-  for (const MapPlan& p : plans)
-    out += fmt::format("<tr class=\"plan\"><td>{}</td><td>{}</td><td>{:.3f}</td></tr>\n",
-                       report::XmlEscape(p.key), WithThousands(p.bytes),
-                       Ratio(p.bytes, totals.lower_bound));
   out += fmt::format(
-      "</table>\n<div id=\"tip\" hidden></div>\n<script>\nvar MEMPLAN = "
+      "</div>\n</div>\n</main>\n</div>\n<div id=\"tip\" hidden></div>\n<script>\nvar MEMPLAN = "
       "{};\n{}</script>\n</body>\n</html>\n",
-      ScriptJson(data), kScript);
+      ScriptJson(data), report::kHtmlScript);
   return out;
 }
 

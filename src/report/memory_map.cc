@@ -10,7 +10,7 @@
 namespace memplan {
 
 MapPlan MapOfOffsets(const std::string& key, const OffsetPlan& plan) {
-  return MapPlan{key, plan.offsets, plan.arena_bytes, {}};
+  return MapPlan{key, plan.offsets, plan.arena_bytes, {}, {}};
 }
 
 MapPlan MapOfObjects(const std::string& key, const std::vector<std::size_t>& object_of_record,
@@ -22,7 +22,7 @@ MapPlan MapOfObjects(const std::string& key, const std::vector<std::size_t>& obj
     top = std::max(top, next + object_sizes[k]);
     next = AlignUp(next + object_sizes[k], alignment);
   }
-  MapPlan map{key, {}, top, object_of_record};
+  MapPlan map{key, {}, top, object_of_record, object_sizes};
   map.offsets.reserve(object_of_record.size());
   for (std::size_t object : object_of_record) {
     if (object >= base.size())
@@ -44,6 +44,26 @@ MapTotals ComputeMapTotals(const Problem& problem) {
   return totals;
 }
 
+std::vector<std::pair<Step, Bytes>> LiveBytesChanges(const Problem& problem) {
+  std::vector<std::pair<Step, std::int64_t>> events;
+  for (const UsageRecord& r : problem.records) {
+    if (r.size == 0) continue;
+    const auto size = static_cast<std::int64_t>(AlignUp(r.size, problem.alignment));
+    events.emplace_back(r.first, size);
+    events.emplace_back(r.last + 1, -size);
+  }
+  std::sort(events.begin(), events.end());
+  std::vector<std::pair<Step, Bytes>> out;
+  std::int64_t live = 0;
+  for (std::size_t k = 0; k < events.size();) {
+    const Step at = events[k].first;
+    while (k < events.size() && events[k].first == at) live += events[k++].second;
+    if (out.empty() || out.back().second != static_cast<Bytes>(live))
+      out.emplace_back(at, static_cast<Bytes>(live));
+  }
+  return out;
+}
+
 namespace {
 
 // "#3 CONV_2D 'conv1'" (the op's index in its subgraph, type, name when it has one).
@@ -54,6 +74,30 @@ std::string OpLabel(const Operator& op, std::size_t index) {
 }
 
 }  // namespace
+
+std::vector<StepLabel> StepLabels(const Workload& workload) {
+  std::vector<StepLabel> out;
+  if (!workload.graph) return out;
+  const Graph& graph = *workload.graph;
+  out.reserve(workload.step_ops.size());
+  for (const StepOp& at : workload.step_ops) {
+    if (at.subgraph < 0 || static_cast<std::size_t>(at.subgraph) >= graph.subgraphs.size()) {
+      out.push_back({"inputs", "the graph inputs arrive"});
+      continue;
+    }
+    const Subgraph& sub = graph.subgraphs[at.subgraph];
+    if (at.op < 0 || static_cast<std::size_t>(at.op) >= sub.ops.size()) {
+      out.push_back({fmt::format("enter subgraph {}", at.subgraph),
+                     fmt::format("subgraph {} is entered", at.subgraph)});
+      continue;
+    }
+    const Operator& op = sub.ops[at.op];
+    std::string detail = OpLabel(op, static_cast<std::size_t>(at.op));
+    if (at.subgraph > 0) detail += fmt::format(" in subgraph {}", at.subgraph);
+    out.push_back({op.type.empty() ? "?" : op.type, std::move(detail)});
+  }
+  return out;
+}
 
 std::vector<std::string> TensorOpSummaries(const Workload& workload) {
   const std::size_t n = workload.problem.size();

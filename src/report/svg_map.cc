@@ -10,15 +10,15 @@
 #include "memplan/table.h"
 #include "src/report/axis.h"
 #include "src/report/palette.h"
+#include "src/report/svg_layout.h"
+#include "src/report/svg_time_axis.h"
 #include "src/report/xml_text.h"
 
 namespace memplan::report {
 
 namespace {
 
-// Page and plot geometry, in SVG user units (pixels at 100 %).
-constexpr double kWidth = 1200, kHeight = 720;
-constexpr double kPlotLeft = 88, kPlotTop = 76, kPlotRight = 936, kPlotBottom = 656;
+// The summary panel right of the plot (standalone pictures), in SVG user units.
 constexpr double kPanelLeft = 960, kPanelRight = 1188;
 // Average advance of a character at the label size, to decide whether a label fits.
 constexpr double kLabelFont = 10, kLabelCharWidth = 6.1;
@@ -33,15 +33,14 @@ constexpr const char* kStyle =
     ".tensor{stroke:#fff;stroke-width:.75px}.tensor.bare{stroke:none}"
     ".label{font-size:10px;fill:#1b1b1b;text-anchor:middle}"
     ".halo{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
-    ".axis{font-size:11px;fill:#333}.key{font-size:12px;fill:#555}"
+    ".axis{font-size:11px;fill:#333}.op{font-size:10px;fill:#333}.key{font-size:12px;fill:#555}"
     ".value{font-size:12px;fill:#111;text-anchor:end}.head{font-size:13px;font-weight:bold}";
 
-struct Geometry {
-  double steps = 1;  // columns across the plot (>= 1)
-  double top = 1;    // bytes at the top of the plot (>= 1)
-  double X(double step) const { return kPlotLeft + step / steps * (kPlotRight - kPlotLeft); }
-  double Y(double bytes) const { return kPlotBottom - bytes / top * (kPlotBottom - kPlotTop); }
-};
+// Lanes of an objects plan: a bar fills its lane up to this share of the lane's height
+// when the record is as large as the object (the rest separates the lanes).
+constexpr double kLaneFill = 0.84;
+// Lane labels ("#3 · 1.5 MiB") need this much height each; thinner lanes share them.
+constexpr double kLaneLabel = 12;
 
 // "124 B" below 1 KiB, else "1.5 KiB (1,536 B)".
 std::string Exact(Bytes bytes) {
@@ -53,28 +52,47 @@ class Drawing {
  public:
   Drawing(const Workload& workload, const MapPlan& plan, const MapTotals& totals,
           const SvgOptions& options)
-      : w_(workload), problem_(workload.problem), plan_(plan), totals_(totals), options_(options) {
-    g_.steps = static_cast<double>(std::max<Step>(totals.steps, 1));
+      : w_(workload),
+        problem_(workload.problem),
+        plan_(plan),
+        totals_(totals),
+        options_(options),
+        lanes_(!plan.object_sizes.empty()),
+        step_labels_(StepLabels(workload)),
+        l_(MakeLayout(totals.steps, options.standalone, !step_labels_.empty())) {
     const Bytes highest = std::max({plan.bytes, totals.lower_bound, Bytes{1}});
-    g_.top = static_cast<double>(highest) * 1.05;
+    top_ = static_cast<double>(highest) * 1.05;
   }
 
   std::string Render() {
     if (options_.standalone) out_ += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out_ += fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-        "viewBox=\"0 0 {0} {1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-        kWidth, kHeight);
+        "viewBox=\"0 0 {0} {1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+        "data-left=\"{2}\" data-right=\"{3}\" data-steps=\"{4}\" data-top=\"{5}\" "
+        "data-bottom=\"{6}\">\n",
+        Coord(l_.width), Coord(l_.height), Coord(l_.left), Coord(l_.right), Coord(l_.steps),
+        Coord(l_.map_top), Coord(l_.curve_bottom));
     out_ += fmt::format("<style>{}</style>\n", kStyle);
-    out_ += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#fff\"/>\n", kWidth, kHeight);
-    Title();
+    out_ += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#fff\"/>\n", Coord(l_.width),
+                        Coord(l_.height));
+    if (options_.standalone) Title();
     Grid();
+    // The HTML page moves this band over the lifetime of the tensor a user searches for.
+    if (!options_.standalone)
+      out_ += fmt::format(
+          "<rect class=\"life\" x=\"0\" width=\"0\" y=\"{}\" height=\"{}\" "
+          "visibility=\"hidden\"/>\n",
+          Coord(l_.map_top), Coord(l_.curve_bottom - l_.map_top));
     Tensors();
     Labels();
-    Lines();
-    Axes();
-    PeakMarks();
-    Panel();
+    if (lanes_)
+      LaneAxis();
+    else
+      Lines(), Axes();
+    DrawLiveBytes(out_, l_, problem_, totals_.lower_bound);
+    DrawStepAxis(out_, l_, step_labels_, options_.standalone);
+    if (options_.standalone) Panel();
     out_ += "</svg>\n";
     return std::move(out_);
   }
@@ -92,46 +110,86 @@ class Drawing {
     out_ += fmt::format(
         "<text x=\"20\" y=\"30\" font-size=\"18\" font-weight=\"bold\">Memory plan of {}</text>\n",
         XmlEscape(Ellipsize(w_.label, 70)));
-    const std::string sub = fmt::format(
-        "{}: arena {}, lower bound {}, {} tensors over {} steps", plan_.key,
-        HumanBytes(plan_.bytes), HumanBytes(totals_.lower_bound), problem_.size(), totals_.steps);
+    const std::string sub =
+        lanes_ ? fmt::format(
+                     "{}: {} shared objects, {} in all, lower bound {}, {} tensors over "
+                     "{} steps",
+                     plan_.key, plan_.object_sizes.size(), HumanBytes(plan_.bytes),
+                     HumanBytes(totals_.lower_bound), problem_.size(), totals_.steps)
+               : fmt::format("{}: arena {}, lower bound {}, {} tensors over {} steps", plan_.key,
+                             HumanBytes(plan_.bytes), HumanBytes(totals_.lower_bound),
+                             problem_.size(), totals_.steps);
     out_ += fmt::format("<text x=\"20\" y=\"52\" font-size=\"13\" fill=\"#444\">{}</text>\n",
                         XmlEscape(sub));
+  }
+
+  double Y(double bytes) const {
+    return l_.map_bottom - bytes / top_ * (l_.map_bottom - l_.map_top);
+  }
+  double LaneHeight() const {
+    return (l_.map_bottom - l_.map_top) / static_cast<double>(plan_.object_sizes.size());
   }
 
   void Grid() {
     out_ += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f6f6f6\"/>\n<g "
         "stroke=\"#e2e2e2\" stroke-width=\"1\">\n",
-        kPlotLeft, kPlotTop, kPlotRight - kPlotLeft, kPlotBottom - kPlotTop);
-    for (const Tick& t : ByteTicks(g_.top, 8))
-      out_ += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", kPlotLeft,
-                          kPlotRight, Coord(g_.Y(t.value)), Coord(g_.Y(t.value)));
+        Coord(l_.left), Coord(l_.map_top), Coord(l_.right - l_.left),
+        Coord(l_.map_bottom - l_.map_top));
+    if (lanes_) {
+      // Every other lane shaded, so a bar reads as belonging to its lane.
+      const double h = LaneHeight();
+      for (std::size_t k = 1; k < plan_.object_sizes.size(); k += 2)
+        out_ += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#e9edf2\" "
+            "stroke=\"none\"/>\n",
+            Coord(l_.left), Coord(l_.map_top + static_cast<double>(k) * h),
+            Coord(l_.right - l_.left), Coord(h));
+    } else {
+      for (const Tick& t : ByteTicks(top_, 8))
+        out_ += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", Coord(l_.left),
+                            Coord(l_.right), Coord(Y(t.value)), Coord(Y(t.value)));
+    }
     // Step boundaries only while columns are wide enough to tell apart.
-    if (g_.steps <= 60)
-      for (double s = 1; s < g_.steps; ++s)
-        out_ += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", Coord(g_.X(s)),
-                            kPlotTop, kPlotBottom);
+    if (l_.steps <= 60)
+      for (double s = 1; s < l_.steps; ++s)
+        out_ += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", Coord(l_.X(s)),
+                            Coord(l_.map_top), Coord(l_.map_bottom));
     out_ += "</g>\n";
   }
 
   struct Box {
     double x, y, w, h;
   };
+  // Offsets: the record's bytes at its offset. Lanes: a bar at the bottom of its
+  // object's lane, as tall as the record's share of the object.
   Box BoxOf(std::size_t i) const {
     const UsageRecord& r = problem_.records[i];
+    const double x0 = l_.X(static_cast<double>(r.first));
+    const double x1 = l_.X(static_cast<double>(r.last + 1));
+    if (lanes_) {
+      const std::size_t k = plan_.groups[i];
+      const double lane = LaneHeight();
+      const double object = static_cast<double>(std::max<Bytes>(plan_.object_sizes[k], 1));
+      const double share = std::min(1.0, static_cast<double>(r.size) / object);
+      const double h = std::max(lane * kLaneFill * share, std::min(1.0, lane * kLaneFill));
+      const double bottom = l_.map_top + static_cast<double>(k + 1) * lane - lane * 0.08;
+      return {x0, bottom - h, x1 - x0, h};
+    }
     const double off = static_cast<double>(plan_.offsets[i]);
-    const double x0 = g_.X(static_cast<double>(r.first));
-    const double x1 = g_.X(static_cast<double>(r.last + 1));
-    const double y1 = g_.Y(off), y0 = g_.Y(off + static_cast<double>(r.size));
+    const double y1 = Y(off), y0 = Y(off + static_cast<double>(r.size));
     return {x0, y0, x1 - x0, y1 - y0};
   }
 
   std::string Tooltip(std::size_t i) const {
     const UsageRecord& r = problem_.records[i];
-    std::string text = fmt::format("{}: {}, steps {}..{}, offset {}", problem_.NameOf(i),
-                                   Exact(r.size), r.first, r.last, plan_.offsets[i]);
-    if (!plan_.groups.empty()) text += fmt::format(", object {}", plan_.groups[i]);
+    std::string text =
+        fmt::format("{}: {}, steps {}..{}", problem_.NameOf(i), Exact(r.size), r.first, r.last);
+    if (lanes_)
+      text += fmt::format(", object #{} ({})", plan_.groups[i],
+                          HumanBytes(plan_.object_sizes[plan_.groups[i]]));
+    else
+      text += fmt::format(", offset {}", plan_.offsets[i]);
     if (options_.op_summaries && i < options_.op_summaries->size() &&
         !(*options_.op_summaries)[i].empty())
       text += "\n" + (*options_.op_summaries)[i];
@@ -193,51 +251,17 @@ class Drawing {
     out_ += "</g>\n";
   }
 
-  // The steps where the live bytes reach the lower bound (sizes aligned, as the bound
-  // counts them), as red bars under the plot: where the plan is forced to be tall.
-  // Adjacent intervals closer than half a pixel merge, so a million steps still give a
-  // short list of bars.
-  void PeakMarks() {
-    if (totals_.lower_bound == 0) return;
-    std::vector<std::pair<Step, std::int64_t>> events;
-    for (const UsageRecord& r : problem_.records) {
-      if (r.size == 0) continue;
-      const auto size = static_cast<std::int64_t>(AlignUp(r.size, problem_.alignment));
-      events.emplace_back(r.first, size);
-      events.emplace_back(r.last + 1, -size);
-    }
-    std::sort(events.begin(), events.end());
-    std::vector<std::pair<double, double>> bars;  // pixel ranges
-    std::int64_t live = 0;
-    for (std::size_t k = 0; k < events.size();) {
-      const Step at = events[k].first;
-      while (k < events.size() && events[k].first == at) live += events[k++].second;
-      if (k == events.size() || static_cast<Bytes>(live) != totals_.lower_bound) continue;
-      const double x0 = g_.X(static_cast<double>(at));
-      const double x1 = g_.X(static_cast<double>(events[k].first));
-      if (!bars.empty() && x0 - bars.back().second < 0.5)
-        bars.back().second = x1;
-      else
-        bars.emplace_back(x0, x1);
-    }
-    out_ += "<g stroke=\"#c62828\" stroke-width=\"5\">";
-    for (const auto& [x0, x1] : bars)
-      out_ += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", Coord(x0),
-                          Coord(std::max(x1, x0 + 2)), Coord(kPlotBottom + 2.5));
-    out_ += "</g>\n";
-  }
-
   void Lines() {
-    const double arena_y = g_.Y(static_cast<double>(plan_.bytes));
-    const double bound_y = g_.Y(static_cast<double>(totals_.lower_bound));
+    const double arena_y = Y(static_cast<double>(plan_.bytes));
+    const double bound_y = Y(static_cast<double>(totals_.lower_bound));
     out_ += fmt::format(
         "<g pointer-events=\"none\"><line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" "
         "stroke=\"#222\" stroke-width=\"1.3\"/>\n"
         "<line x1=\"{0}\" x2=\"{1}\" y1=\"{3}\" y2=\"{3}\" stroke=\"#c62828\" "
         "stroke-width=\"1.6\" stroke-dasharray=\"7 4\"/>\n",
-        kPlotLeft, kPlotRight, Coord(arena_y), Coord(bound_y));
+        Coord(l_.left), Coord(l_.right), Coord(arena_y), Coord(bound_y));
     const std::string extra = " font-size=\"12\" text-anchor=\"end\"";
-    const double x = kPlotRight - 6;
+    const double x = l_.right - 6;
     if (plan_.bytes == totals_.lower_bound) {
       Text(x, arena_y - 5, "halo",
            fmt::format("arena = lower bound = {} (optimal)", HumanBytes(plan_.bytes)),
@@ -254,7 +278,7 @@ class Drawing {
     }
     out_ += "</g>\n";
     if (problem_.size() == totals_.empty)
-      Text((kPlotLeft + kPlotRight) / 2, (kPlotTop + kPlotBottom) / 2, "axis",
+      Text((l_.left + l_.right) / 2, (l_.map_top + l_.map_bottom) / 2, "axis",
            "no tensor takes memory", " text-anchor=\"middle\" style=\"font-size:14px\"");
   }
 
@@ -262,27 +286,49 @@ class Drawing {
     out_ += fmt::format(
         "<g stroke=\"#333\" stroke-width=\"1\"><line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" "
         "y2=\"{2}\"/><line x1=\"{0}\" x2=\"{3}\" y1=\"{2}\" y2=\"{2}\"/>\n",
-        kPlotLeft, kPlotTop, kPlotBottom, kPlotRight);
-    const auto byte_ticks = ByteTicks(g_.top, 8);
+        Coord(l_.left), Coord(l_.map_top), Coord(l_.map_bottom), Coord(l_.right));
+    const auto byte_ticks = ByteTicks(top_, 8);
     for (const Tick& t : byte_ticks)
-      out_ += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", kPlotLeft - 5,
-                          kPlotLeft, Coord(g_.Y(t.value)));
-    // Step ticks sit in the middle of their column.
-    const auto step_ticks = StepTicks(g_.steps - 1, 10);
-    for (const Tick& t : step_ticks)
-      out_ += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>",
-                          Coord(g_.X(t.value + 0.5)), kPlotBottom, kPlotBottom + 5);
+      out_ += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", Coord(l_.left - 5),
+                          Coord(l_.left), Coord(Y(t.value)));
     out_ += "\n</g>\n";
     for (const Tick& t : byte_ticks)
-      Text(kPlotLeft - 8, g_.Y(t.value) + 4, "axis", t.label, " text-anchor=\"end\"");
-    for (const Tick& t : step_ticks)
-      Text(g_.X(t.value + 0.5), kPlotBottom + 18, "axis", t.label, " text-anchor=\"middle\"");
-    Text((kPlotLeft + kPlotRight) / 2, kPlotBottom + 40, "axis", "execution step",
-         " text-anchor=\"middle\" style=\"font-size:12px\"");
-    Text(22, (kPlotTop + kPlotBottom) / 2, "axis", "offset in the arena",
+      Text(l_.left - 8, Y(t.value) + 4, "axis", t.label, " text-anchor=\"end\"");
+    YTitle("offset in the arena");
+  }
+
+  void YTitle(const std::string& title) {
+    const double mid = (l_.map_top + l_.map_bottom) / 2;
+    Text(22, mid, "axis", title,
          fmt::format(
              " text-anchor=\"middle\" style=\"font-size:12px\" transform=\"rotate(-90 22 {})\"",
-             Coord((kPlotTop + kPlotBottom) / 2)));
+             Coord(mid)));
+  }
+
+  // Objects plans: "#k" and the object's size at the left of each lane (every m-th lane
+  // when lanes are thinner than a label).
+  void LaneAxis() {
+    out_ += fmt::format(
+        "<g stroke=\"#333\" stroke-width=\"1\"><line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" "
+        "y2=\"{2}\"/><line x1=\"{0}\" x2=\"{3}\" y1=\"{2}\" y2=\"{2}\"/></g>\n",
+        Coord(l_.left), Coord(l_.map_top), Coord(l_.map_bottom), Coord(l_.right));
+    const double h = LaneHeight();
+    const std::size_t objects = plan_.object_sizes.size();
+    const auto every = static_cast<std::size_t>(std::max(1.0, std::ceil(2 * kLaneLabel / h)));
+    const bool two_lines = h >= 2 * kLaneLabel + 2;
+    for (std::size_t k = 0; k < objects; k += every) {
+      const double mid = l_.map_top + (static_cast<double>(k) + 0.5) * h;
+      const std::string size = HumanBytes(plan_.object_sizes[k]);
+      if (two_lines) {
+        Text(l_.left - 6, mid - 2, "axis", fmt::format("#{}", k), " text-anchor=\"end\"");
+        Text(l_.left - 6, mid + 11, "axis", size,
+             " text-anchor=\"end\" style=\"font-size:10px;fill:#666\"");
+      } else {
+        Text(l_.left - 6, mid + 4, "axis", fmt::format("#{} {}", k, size),
+             " text-anchor=\"end\" style=\"font-size:9px\"");
+      }
+    }
+    YTitle(fmt::format("shared objects ({}, one lane each)", objects));
   }
 
   void Row(double& y, const std::string& key, const std::string& value) {
@@ -308,14 +354,15 @@ class Drawing {
   }
 
   void Panel() {
-    double y = kPlotTop + 10;
+    double y = l_.map_top + 10;
     Text(kPanelLeft, y, "head", "Summary");
     y += 22;
     const double ratio = totals_.lower_bound == 0 ? 1.0
                                                   : static_cast<double>(plan_.bytes) /
                                                         static_cast<double>(totals_.lower_bound);
     Row(y, "plan", Ellipsize(plan_.key, 28));
-    BytesRow(y, "arena", plan_.bytes);
+    if (lanes_) Row(y, "shared objects", fmt::format("{}", plan_.object_sizes.size()));
+    BytesRow(y, lanes_ ? "objects in all" : "arena", plan_.bytes);
     BytesRow(y, "lower bound", totals_.lower_bound);
     Row(y, "× lower bound",
         fmt::format("{:.3f}{}", ratio, plan_.bytes <= totals_.lower_bound ? " (optimal)" : ""));
@@ -340,9 +387,11 @@ class Drawing {
       Text(kPanelLeft + 36, y, "key", text);
       y += 18;
     };
-    line_key("stroke=\"#222\" stroke-width=\"1.3\"", "arena (the plan's size)");
+    if (!lanes_) line_key("stroke=\"#222\" stroke-width=\"1.3\"", "arena (the plan's size)");
     line_key("stroke=\"#c62828\" stroke-width=\"1.6\" stroke-dasharray=\"7 4\"",
              "lower bound (peak live bytes)");
+    line_key("stroke=\"#3b78a8\" stroke-width=\"6\" stroke-opacity=\".5\"",
+             "live bytes (every plan)");
     line_key("stroke=\"#c62828\" stroke-width=\"4\"", "steps at the lower bound");
     Legend(y);
   }
@@ -379,7 +428,10 @@ class Drawing {
   const MapPlan& plan_;
   const MapTotals& totals_;
   const SvgOptions& options_;
-  Geometry g_;
+  const bool lanes_;  // an objects plan: one lane per object
+  const std::vector<StepLabel> step_labels_;
+  const Layout l_;
+  double top_ = 1;  // bytes at the top of the offsets plot (>= 1)
   std::string out_;
 };
 
@@ -394,6 +446,15 @@ std::string DrawMap(const Workload& workload, const MapPlan& plan, const MapTota
   if (!plan.groups.empty() && plan.groups.size() != n)
     throw InternalError(fmt::format("memory map of {}: {} objects for {} records", plan.key,
                                     plan.groups.size(), n));
+  if (!plan.object_sizes.empty()) {
+    if (plan.groups.size() != n)
+      throw InternalError(
+          fmt::format("memory map of {}: lanes without an object per record", plan.key));
+    for (std::size_t object : plan.groups)
+      if (object >= plan.object_sizes.size())
+        throw InternalError(fmt::format("memory map of {}: object {} of {} has no size", plan.key,
+                                        object, plan.object_sizes.size()));
+  }
   return Drawing(workload, plan, totals, options).Render();
 }
 
