@@ -222,7 +222,7 @@ const char* const kHtmlScript = R"(
 
   // ?selftest=NAME: search NAME as a user would, then check in every plan's map that its
   // rectangle (if it takes memory) and its lifetime band are highlighted; the verdict
-  // goes into <pre id="selftest" data-result="pass|fail"> for the browser test.
+  // goes into a pre element with the id selftest, for the browser test to read.
   function selftest(name) {
     var problems = [], i = -1;
     D.tensors.forEach(function (t, k) { if (i < 0 && t[0] === name) i = k; });
