@@ -135,6 +135,41 @@ TEST(CliShow, HtmlWithOneStrategy) {
   EXPECT_NE(text.find("offsets/naive"), std::string::npos);
 }
 
+TEST(CliShow, ObjectsPlanAsLanes) {
+  const auto dir = testing::TempDir();
+  const auto svg = dir / "objects.svg";
+  const auto r =
+      RunMemplan("show zoo:paper_example --strategy objects/greedy_by_size --svg " + Quote(svg));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("objects/greedy_by_size, 128 B"), std::string::npos) << r.out;
+  const std::string text = ReadFileBytes(svg);
+  const auto parsed = testing::ParseXml(text);
+  ASSERT_TRUE(parsed.root) << parsed.error;
+  EXPECT_EQ(CountTensorRects(*parsed.root), 8u);
+  // greedy_by_size needs 4 objects on the paper's example (128 B).
+  EXPECT_NE(text.find("shared objects (4, one lane each)"), std::string::npos);
+  // Without a picture: the summary and the objects laid out back to back as TFLM's map.
+  const auto summary = RunMemplan("show zoo:paper_example --strategy objects/greedy_by_size");
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_NE(summary.out.find("objects/greedy_by_size: 4 shared objects, 128 B in all"),
+            std::string::npos)
+      << summary.out;
+  EXPECT_EQ(RunMemplan("show zoo:paper_example --strategy objects/nope").exit_code, 2);
+}
+
+TEST(CliShow, HtmlOfAModelNamesItsOps) {
+  const auto dir = testing::TempDir();
+  const auto html = dir / "model.html";
+  const auto r = RunMemplan("show zoo:mobilenet_v2 --html " + Quote(html));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = ReadFileBytes(html);
+  for (const char* s :
+       {"\"steps\":[[\"inputs\",", "[\"CONV_2D\",\"#0 CONV_2D 'MobilenetV2/Conv'\"]",
+        "class=\"op\"", ">DEPTHWISE_CONV_2D<", "href=\"#plan=objects/greedy_by_size\"",
+        "shared objects ("})
+    EXPECT_NE(text.find(s), std::string::npos) << s;
+}
+
 TEST(CliShow, BadCallsAndPaths) {
   const auto dir = testing::TempDir();
   EXPECT_EQ(RunMemplan("show zoo:paper_example --strategy offsets/nope").exit_code, 2);

@@ -3,6 +3,8 @@
 // back, so every test goes file -> reader -> Graph -> records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "memplan/error.h"
 #include "memplan/lifetimes.h"
 #include "memplan/offsets.h"
@@ -166,6 +168,39 @@ TEST(TflmRecords, NonEmptyIntermediatesAreRefusedAsTflmDoes) {
         << e.what();
   }
   EXPECT_NO_THROW(RecordsFromGraph(g, {Accounting::kIntermediatesOnly}));
+}
+
+TEST(StepOps, TflmStepsNameTheOpOrTheSubgraphEntered) {
+  GraphBuilder b;
+  const auto x = b.Tensor("x", 16), y = b.Tensor("y", 16);
+  b.Inputs({x}).Outputs({y}).Op("CALL_ONCE", {}, {}, {2}).Op("WHILE", {x}, {y}, {1, 2});
+  for (int s = 1; s <= 2; ++s) {
+    b.NextSubgraph();
+    const auto in = b.Tensor("in", 16), out = b.Tensor("out", 16);
+    b.Inputs({in}).Outputs({out}).Op("ABS", {in}, {out});
+  }
+  // The scopes of WhileAndCallOnceStepIntoTheirSubgraphs: 0 inputs, 1 CALL_ONCE, 2 enter
+  // subgraph 2, 3 its ABS, 4 WHILE, 5 enter cond, 6 its ABS, 7 enter body, 8 its ABS.
+  const GraphRecords r = RecordsFromGraph(ThroughTflite(b.Build()).graph);
+  EXPECT_EQ(r.step_ops,
+            (std::vector<StepOp>{
+                {-1, -1}, {0, 0}, {2, -1}, {2, 0}, {0, 1}, {1, -1}, {1, 0}, {2, -1}, {2, 0}}));
+  Step last = 0;
+  for (const UsageRecord& rec : r.problem.records) last = std::max(last, rec.last);
+  EXPECT_EQ(static_cast<std::size_t>(last) + 1, r.step_ops.size());
+}
+
+TEST(StepOps, ShiftedTflmStepsAndOpIndicesOfIntermediatesOnly) {
+  GraphBuilder b;
+  const auto a = b.Tensor("a", 64), c = b.Tensor("b", 64), out = b.Tensor("out", 64);
+  b.Tensor("unused", 64);
+  b.Inputs({a, c}).Outputs({out}).Op("CUSTOM", {a}, {out});
+  const Graph g = ThroughTflite(b.Build()).graph;
+  // Shifted by one (an unused tensor): step 0 is TFLM's -1, step 1 the inputs.
+  EXPECT_EQ(RecordsFromGraph(g).step_ops, (std::vector<StepOp>{{-1, -1}, {-1, -1}, {0, 0}}));
+  // Op indices: step 0 is the first op.
+  EXPECT_EQ(RecordsFromGraph(g, {Accounting::kIntermediatesOnly}).step_ops,
+            (std::vector<StepOp>{{0, 0}}));
 }
 
 TEST(IntermediatesOnly, ProducerToLastConsumerRawSizes) {

@@ -304,6 +304,7 @@ Workload GraphWorkload() {
   w.problem = Records({{16, 0, 1}, {32, 1, 2}, {16, 2, 2}});
   w.problem.names = {"in", "mid", "out"};
   w.origins = {{0, 0}, {0, 1}, {0, 2}};
+  w.step_ops = {{-1, -1}, {0, 0}, {0, 1}};  // TFLM: inputs, then op i at step i + 1
   return w;
 }
 
@@ -317,6 +318,121 @@ TEST(MemoryMap, OpSummariesNameProducersAndConsumers) {
   w.graph->subgraphs[0].inputs.clear();
   EXPECT_EQ(TensorOpSummaries(w)[0], "no producer; read by #0 CONV_2D 'conv1'");
   EXPECT_EQ(TensorOpSummaries(WorkloadOf(Records({{1, 0, 0}}))), std::vector<std::string>{""});
+}
+
+TEST(MemoryMap, StepLabelsNameTheOpAtEachStep) {
+  const auto labels = StepLabels(GraphWorkload());
+  ASSERT_EQ(labels.size(), 3u);
+  EXPECT_EQ(labels[0].type, "inputs");
+  EXPECT_EQ(labels[1].type, "CONV_2D");
+  EXPECT_EQ(labels[1].detail, "#0 CONV_2D 'conv1'");
+  EXPECT_EQ(labels[2].detail, "#1 RELU");
+  EXPECT_TRUE(StepLabels(WorkloadOf(Records({{1, 0, 0}}))).empty());
+}
+
+TEST(MemoryMap, LiveBytesChangesAreSparseAndAligned) {
+  Problem p = Records({{10, 0, 1}, {20, 1, 2}, {5, 5, 5}, {0, 3, 3}});
+  p.alignment = 16;
+  const std::vector<std::pair<Step, Bytes>> expected = {{0, 16}, {1, 48}, {2, 32},
+                                                        {3, 0},  {5, 16}, {6, 0}};
+  EXPECT_EQ(LiveBytesChanges(p), expected);
+  // Huge steps cost nothing: only the changes are listed.
+  EXPECT_EQ(LiveBytesChanges(Records({{8, Step{1} << 60, Step{1} << 61}})).size(), 2u);
+  EXPECT_TRUE(LiveBytesChanges(Records({})).empty());
+}
+
+double Attr(const testing::XmlElement* e, const char* name) {
+  return std::stod(e->attributes.at(name));
+}
+
+TEST(Svg, ObjectsPlanIsOneLanePerObject) {
+  const Problem p = Records({{64, 0, 1}, {40, 2, 3}, {16, 0, 3}});
+  const Workload w = WorkloadOf(p);
+  // Records 0 and 1 share object 0 (64 B); record 2 is alone in object 1 (16 B).
+  const MapPlan map = MapOfObjects("objects/x", {0, 0, 1}, {64, 16}, 1);
+  EXPECT_EQ(map.object_sizes, (std::vector<Bytes>{64, 16}));
+  const std::string svg = RenderSvg(w, map);
+  const SvgCheck check = ParseSvg(svg);
+  ASSERT_EQ(check.tensors.size(), 3u);
+  const auto bottom = [](const testing::XmlElement* e) { return Attr(e, "y") + Attr(e, "height"); };
+  // One lane per object: records of one object end on the same line, the next object's
+  // lane lies below it.
+  EXPECT_NEAR(bottom(check.tensors[0]), bottom(check.tensors[1]), 0.02);
+  EXPECT_GT(Attr(check.tensors[2], "y"), bottom(check.tensors[0]));
+  // A bar is as tall as its share of the object: 40 of 64 bytes; a record as large as
+  // its object fills as much of its lane as the largest of object 0 does.
+  EXPECT_NEAR(Attr(check.tensors[1], "height") / Attr(check.tensors[0], "height"), 40.0 / 64.0,
+              0.01);
+  EXPECT_NEAR(Attr(check.tensors[2], "height"), Attr(check.tensors[0], "height"), 0.02);
+  // Lanes are labelled by object; there is no arena axis.
+  for (const char* s : {">#0<", ">#1<", "shared objects (2, one lane each)", "object #0 (64 B)"})
+    EXPECT_NE(svg.find(s), std::string::npos) << s;
+  EXPECT_EQ(svg.find("offset in the arena"), std::string::npos);
+}
+
+TEST(Svg, LanesNeedASizeForEveryObject) {
+  const Workload w = WorkloadOf(Records({{8, 0, 0}, {8, 1, 1}}));
+  EXPECT_THROW(RenderSvg(w, MapPlan{"objects/x", {0, 0}, 8, {0, 5}, {8}}), InternalError);
+  EXPECT_THROW(RenderSvg(w, MapPlan{"objects/x", {0, 0}, 8, {}, {8}}), InternalError);
+}
+
+TEST(Svg, LiveBytesCurveAndOpNamesUnderTheMap) {
+  const Workload w = GraphWorkload();
+  const std::string svg =
+      RenderSvg(w, MapOfOffsets("offsets/naive", PlanOffsets(w.problem, "naive")));
+  const SvgCheck check = ParseSvg(svg);
+  ASSERT_TRUE(check.root);
+  std::vector<std::string> ops, titles;
+  for (const auto* t : check.root->FindAll("text"))
+    if (t->attributes.count("class") && t->attributes.at("class") == "op") {
+      ops.push_back(t->text);
+      ASSERT_EQ(t->children.size(), 1u);  // the long label as a tooltip
+      titles.push_back(t->children[0]->text);
+    }
+  EXPECT_EQ(ops, (std::vector<std::string>{"inputs", "CONV_2D", "RELU"}));
+  ASSERT_EQ(titles.size(), 3u);
+  EXPECT_EQ(titles[1], "step 1: #0 CONV_2D 'conv1'");
+  // The curve: a step path through the live bytes (16, 48, 48 at steps 0..2), and the
+  // lower bound (48 B) drawn on it.
+  std::size_t paths = 0;
+  for (const auto* g : check.root->FindAll("g"))
+    if (g->attributes.count("class") && g->attributes.at("class") == "curve")
+      paths += g->FindAll("path").size();
+  EXPECT_EQ(paths, 1u);
+  EXPECT_NE(svg.find("lower bound 48 B"), std::string::npos);
+  EXPECT_NE(svg.find("live bytes"), std::string::npos);
+  // Records without a graph have a curve but no op names.
+  const std::string plain = RenderSvg(
+      WorkloadOf(w.problem), MapOfOffsets("offsets/naive", PlanOffsets(w.problem, "naive")));
+  EXPECT_NE(plain.find("class=\"curve\""), std::string::npos);
+  EXPECT_EQ(plain.find("class=\"op\""), std::string::npos);
+}
+
+TEST(Html, ObjectsPlansAsLanesBesideOffsetsPlans) {
+  const Workload w = GraphWorkload();
+  const std::vector<MapPlan> plans = {
+      MapOfOffsets("offsets/greedy_by_size", PlanOffsets(w.problem, "greedy_by_size")),
+      MapOfObjects("objects/naive", {0, 1, 2}, {16, 32, 16}, 16)};
+  const std::string html = RenderHtml(w, plans, 0);
+  // The script gets each object's size and the object of every record, the steps' ops
+  // and the live-bytes changes.
+  for (const char* s : {"\"objects\":[0,1,2],\"sizes\":[16,32,16]", "\"steps\":[[\"inputs\",",
+                        "[\"CONV_2D\",\"#0 CONV_2D 'conv1'\"]", "\"live\":[[0,16],[1,48],[3,0]]",
+                        "shared objects (3, one lane each)", "shared objects: one lane per object",
+                        "offsets: one arena"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  // A table row per plan, linked to its map; a lifetime band per map for the search.
+  std::size_t rows = 0, bands = 0;
+  for (std::size_t at = html.find("<tr class=\"plan"); at != std::string::npos;
+       at = html.find("<tr class=\"plan", at + 1))
+    ++rows;
+  for (std::size_t at = html.find("<rect class=\"life\""); at != std::string::npos;
+       at = html.find("<rect class=\"life\"", at + 1))
+    ++bands;
+  EXPECT_EQ(rows, 2u);
+  EXPECT_EQ(bands, 2u);
+  EXPECT_NE(html.find("href=\"#plan=objects/naive\""), std::string::npos);
+  EXPECT_NE(html.find("<input id=\"search\""), std::string::npos);
 }
 
 TEST(Html, EmbedsEveryPlanTheTensorsAndTheirOps) {
