@@ -368,6 +368,10 @@ TEST(Svg, ObjectsPlanIsOneLanePerObject) {
   for (const char* s : {">#0<", ">#1<", "shared objects (2, one lane each)", "object #0 (64 B)"})
     EXPECT_NE(svg.find(s), std::string::npos) << s;
   EXPECT_EQ(svg.find("offset in the arena"), std::string::npos);
+  // The panel states the objects' own floor: Σ positional maximums = 64 + 16.
+  const std::size_t bound = svg.find(">objects bound<");
+  ASSERT_NE(bound, std::string::npos);
+  EXPECT_NE(svg.find(">80 B<", bound), std::string::npos);
 }
 
 TEST(Svg, LanesNeedASizeForEveryObject) {
@@ -419,7 +423,7 @@ TEST(Html, ObjectsPlansAsLanesBesideOffsetsPlans) {
   for (const char* s : {"\"objects\":[0,1,2],\"sizes\":[16,32,16]", "\"steps\":[[\"inputs\",",
                         "[\"CONV_2D\",\"#0 CONV_2D 'conv1'\"]", "\"live\":[[0,16],[1,48],[3,0]]",
                         "shared objects (3, one lane each)", "shared objects: one lane per object",
-                        "offsets: one arena"})
+                        "offsets: one arena", "lower bound 48 B (shared objects: 48 B)"})
     EXPECT_NE(html.find(s), std::string::npos) << s;
   // A table row per plan, linked to its map; a lifetime band per map for the search.
   std::size_t rows = 0, bands = 0;

@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "memplan/bounds.h"
 #include "memplan/error.h"
 #include "memplan/table.h"
 #include "src/report/html_assets.h"
@@ -87,8 +90,13 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
       title, report::kHtmlStyle, title);
   out += fmt::format("{} tensors · {} steps", problem.size(), totals.steps);
   if (workload.graph) out += fmt::format(" · {} ops", workload.ops);
-  out += fmt::format(" · lower bound {} · naive {} · alignment {} B</div>\n</header>\n",
-                     HumanBytes(totals.lower_bound), HumanBytes(totals.naive), problem.alignment);
+  out += fmt::format(" · lower bound {}", HumanBytes(totals.lower_bound));
+  // Shared-objects plans have their own floor, Σ positional maximums (docs/objects.md).
+  if (std::any_of(plans.begin(), plans.end(),
+                  [](const MapPlan& p) { return !p.object_sizes.empty(); }))
+    out += fmt::format(" (shared objects: {})", HumanBytes(ObjectsLowerBound(problem)));
+  out += fmt::format(" · naive {} · alignment {} B</div>\n</header>\n", HumanBytes(totals.naive),
+                     problem.alignment);
 
   // The plans' table: one row per plan, under a line per mode; a row links to its map.
   out +=

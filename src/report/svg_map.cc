@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memplan/bounds.h"
 #include "memplan/error.h"
 #include "memplan/table.h"
 #include "src/report/axis.h"
@@ -364,6 +365,8 @@ class Drawing {
     if (lanes_) Row(y, "shared objects", fmt::format("{}", plan_.object_sizes.size()));
     BytesRow(y, lanes_ ? "objects in all" : "arena", plan_.bytes);
     BytesRow(y, "lower bound", totals_.lower_bound);
+    // No shared-objects plan goes below Σ positional maximums (docs/objects.md).
+    if (lanes_) BytesRow(y, "objects bound", ObjectsLowerBound(problem_));
     Row(y, "× lower bound",
         fmt::format("{:.3f}{}", ratio, plan_.bytes <= totals_.lower_bound ? " (optimal)" : ""));
     BytesRow(y, "naive", totals_.naive);
