@@ -11,7 +11,7 @@ namespace memplan::report {
 struct Layout {
   double width = 1200;        // the whole picture, in SVG user units
   double height = 700;        // grows with the op names' band
-  double left = 96;           // x of step 0 (room for the byte or object labels)
+  double left = 110;          // x of step 0 (room for the byte or object labels)
   double right = 936;         // x after the last step (the summary panel is to the right)
   double map_top = 76;        // the map's plot
   double map_bottom = 496;    //

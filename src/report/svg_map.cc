@@ -300,9 +300,9 @@ class Drawing {
 
   void YTitle(const std::string& title) {
     const double mid = (l_.map_top + l_.map_bottom) / 2;
-    Text(22, mid, "axis", title,
+    Text(16, mid, "axis", title,
          fmt::format(
-             " text-anchor=\"middle\" style=\"font-size:12px\" transform=\"rotate(-90 22 {})\"",
+             " text-anchor=\"middle\" style=\"font-size:12px\" transform=\"rotate(-90 16 {})\"",
              Coord(mid)));
   }
 

@@ -103,7 +103,7 @@ void DrawLiveBytes(std::string& out, const Layout& l, const Problem& problem, By
   out += fmt::format(
       "<text x=\"{0}\" y=\"{1}\" class=\"axis\" text-anchor=\"middle\" "
       "style=\"font-size:12px\" transform=\"rotate(-90 {0} {1})\">live bytes</text>\n</g>\n",
-      Coord(22), Coord((l.curve_top + l.curve_bottom) / 2));
+      Coord(16), Coord((l.curve_top + l.curve_bottom) / 2));
 }
 
 void DrawStepAxis(std::string& out, const Layout& l, const std::vector<StepLabel>& labels,
