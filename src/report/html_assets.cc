@@ -46,6 +46,7 @@ rect.tensor{cursor:pointer}
 rect.tensor:hover{stroke:#000;stroke-width:1.5px}
 body.searching rect.tensor,body.searching .label{opacity:.25}
 body.searching rect.tensor.hit{opacity:1;stroke:#111;stroke-width:2.5px}
+body.searching .label.hit{opacity:1;font-weight:bold}
 rect.life{fill:var(--hit);fill-opacity:.14;stroke:var(--hit);stroke-width:1.2px;pointer-events:none}
 #tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #888;border-radius:4px;
 padding:6px 8px;font-size:12px;max-width:460px;box-shadow:0 2px 6px rgba(0,0,0,.25);
@@ -140,12 +141,11 @@ const char* const kHtmlScript = R"(
   function pick(i) {
     picked = i;
     document.body.classList.toggle('searching', i >= 0);
-    document.querySelectorAll('rect.tensor.hit').forEach(function (r) { r.classList.remove('hit'); });
+    document.querySelectorAll('.hit').forEach(function (r) { r.classList.remove('hit'); });
     maps.forEach(function (m) {
       var svg = m.querySelector('svg'), band = svg.querySelector('rect.life');
       if (i < 0) { band.setAttribute('visibility', 'hidden'); return; }
-      var r = svg.querySelector('rect.tensor[data-i="' + i + '"]');
-      if (r) r.classList.add('hit');
+      svg.querySelectorAll('[data-i="' + i + '"]').forEach(function (r) { r.classList.add('hit'); });
       var t = D.tensors[i], x0 = xOf(svg, t[2]), x1 = xOf(svg, t[3] + 1);
       band.setAttribute('x', x0.toFixed(2));
       band.setAttribute('width', Math.max(x1 - x0, 1).toFixed(2));

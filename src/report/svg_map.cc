@@ -233,19 +233,20 @@ class Drawing {
         return static_cast<std::size_t>(std::max(0.0, (room - 4) / kLabelCharWidth));
       };
       const double cx = b.x + b.w / 2, cy = b.y + b.h / 2;
+      const std::string of = fmt::format(" data-i=\"{}\"", i);  // the page highlights it too
       const std::size_t across = chars(b.w), up = chars(b.h);
       if (b.h >= kLabelFont + 2 && across >= needed) {
         const std::string size = HumanBytes(problem_.records[i].size);
         if (b.h >= 2 * kLabelFont + 6 && CodePoints(size) <= across) {
-          Text(cx, cy - 2, "label", EllipsizeFront(name, across));
-          Text(cx, cy + kLabelFont, "label", size);
+          Text(cx, cy - 2, "label", EllipsizeFront(name, across), of);
+          Text(cx, cy + kLabelFont, "label", size, of);
         } else {
-          Text(cx, cy + kLabelFont * 0.35, "label", EllipsizeFront(name, across));
+          Text(cx, cy + kLabelFont * 0.35, "label", EllipsizeFront(name, across), of);
         }
       } else if (b.w >= kLabelFont + 2 && up >= needed && up > across) {
         // Tall, narrow rectangles (short-lived large tensors) read bottom to top.
         Text(cx + kLabelFont * 0.35, cy, "label", EllipsizeFront(name, up),
-             fmt::format(" transform=\"rotate(-90 {} {})\"", Coord(cx + kLabelFont * 0.35),
+             fmt::format("{} transform=\"rotate(-90 {} {})\"", of, Coord(cx + kLabelFont * 0.35),
                          Coord(cy)));
       }
     }
