@@ -132,7 +132,8 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
       "<input id=\"search\" type=\"search\" placeholder=\"a tensor name, or part of it\" "
       "autocomplete=\"off\" spellcheck=\"false\" aria-label=\"find a tensor\">\n"
       "<div id=\"found\"></div>\n<div id=\"details\" class=\"hint\">Its rectangle and its "
-      "lifetime are highlighted in every map. Clicking a rectangle finds it too.</div>\n"
+      "lifetime are highlighted in every map. Enter steps through the matches, Escape clears; "
+      "clicking a rectangle finds it too.</div>\n"
       "</section>\n<section>\n<h2>Reading the maps</h2>\n<p class=\"hint\">Time runs left to "
       "right, one column per execution step";
   if (workload.graph) out += ", named by the op that runs at it";

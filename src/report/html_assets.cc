@@ -184,6 +184,16 @@ const char* const kHtmlScript = R"(
     pick(all[0]);
   }
   box.addEventListener('input', search);
+  // Enter steps to the next match, Escape clears the search.
+  box.addEventListener('keydown', function (e) {
+    if (e.key === 'Escape') { box.value = ''; search(); return; }
+    if (e.key !== 'Enter') return;
+    var list = found.querySelectorAll('button');
+    if (!list.length) return;
+    var at = 0;
+    list.forEach(function (b, k) { if (+b.getAttribute('data-i') === picked) at = k + 1; });
+    pick(+list[at % list.length].getAttribute('data-i'));
+  });
   document.addEventListener('click', function (e) {
     var r = e.target.closest ? e.target.closest('rect.tensor') : null;
     if (!r) return;
