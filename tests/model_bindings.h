@@ -1,7 +1,8 @@
 #pragma once
-// The shapes two shared models leave to their custom ops (anchors.md §2.4): the
-// outputs of TFLite_Detection_PostProcess and PosenetDecoderOp, as their options size
-// them. Tests and benchmarks bind them the way a user would with --shape.
+// What some shared models leave open, bound the way a user would with --shape and --dim:
+// the outputs of the custom ops TFLite_Detection_PostProcess and PosenetDecoderOp, as
+// their options size them (docs/import.md), and the symbolic dimensions of the ONNX
+// decoder. Tests and benchmarks load shared models through SharedModelOptions.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,10 +28,22 @@ inline std::vector<std::pair<std::string, std::vector<std::int64_t>>> KernelSize
   return {};
 }
 
-// Load options with those shapes bound (none for the other models).
+// The symbolic dimensions a shared model leaves open, bound as its MANIFEST.tsv line
+// suggests (the LFM2 decoder: 25 tensors, 16 ops with these values).
+inline std::vector<std::pair<std::string, std::int64_t>> OpenDimensions(std::string_view file) {
+  if (file.find("tiny_random_lfm2_decoder") != std::string_view::npos)
+    return {{"batch_size", 1},
+            {"sequence_length", 16},
+            {"past_sequence_length", 16},
+            {"total_sequence_length", 32}};
+  return {};
+}
+
+// Load options with those shapes and dimensions bound (none for the other models).
 inline LoadOptions SharedModelOptions(std::string_view file) {
   LoadOptions options;
   options.shapes = KernelSizedShapes(file);
+  options.dims = OpenDimensions(file);
   return options;
 }
 

@@ -142,8 +142,7 @@ TEST(ObjectsOptimality, BestIsProvenOptimalOnEverySharedModel) {
     // Open: best (already below every TensorFlow Lite strategy) stays above the bound,
     // and the search does not finish in 20 million nodes on its 300-odd records.
     if (entry.path().filename() == "blazepose_landmark_lite_256_fp16w.tflite") continue;
-    LoadOptions options;
-    options.shapes = testing::KernelSizedShapes(entry.path().filename().string());
+    LoadOptions options = testing::SharedModelOptions(entry.path().filename().string());
     for (bool intermediates_only : {false, true}) {
       options.intermediates_only = intermediates_only;
       ExpectBestProvenOptimal(entry.path(), options);

@@ -6,8 +6,10 @@
 #include <set>
 
 #include "memplan/bounds.h"
+#include "memplan/error.h"
 #include "memplan/lifetimes.h"
 #include "memplan/onnx.h"
+#include "tests/model_bindings.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -117,13 +119,34 @@ INSTANTIATE_TEST_SUITE_P(Anchors, OnnxModels, ::testing::ValuesIn(kModels),
                          });
 
 // The table covers every .onnx in shared/models, so a new model cannot go unchecked.
+// The table covers every shared model with static shapes; a model with open dimensions
+// has no published row and is checked below with the bindings its manifest line gives.
 TEST(OnnxModelsTable, CoversEverySharedModel) {
   MEMPLAN_REQUIRE_SHARED(shared);
   std::set<std::string> files, rows;
-  for (const auto& entry : std::filesystem::directory_iterator(shared / "models"))
-    if (entry.path().extension() == ".onnx") files.insert(entry.path().filename().string());
+  for (const auto& entry : std::filesystem::directory_iterator(shared / "models")) {
+    const std::string file = entry.path().filename().string();
+    if (entry.path().extension() == ".onnx" && testing::OpenDimensions(file).empty())
+      files.insert(file);
+  }
   for (const ModelRow& row : kModels) rows.insert(row.file);
   EXPECT_EQ(files, rows);
+}
+
+// MANIFEST.tsv: the LFM2 decoder step with batch_size=1, sequence_length=16,
+// past_sequence_length=16, total_sequence_length=32 gives 25 tensors and 16 ops; without
+// the bindings it cannot be sized, and the message names each open dimension.
+TEST(OnnxModelsTable, DecoderWithOpenDimensionsPlansOnceBound) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto path = shared / "models" / "tiny_random_lfm2_decoder.onnx";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not in this shared folder";
+  const OnnxModel model = LoadOnnx(path, testing::SharedModelOptions(path.filename().string()));
+  EXPECT_EQ(RecordsFromGraph(model.graph, {Accounting::kTflm}).problem.size(), 25u);
+  EXPECT_EQ(model.graph.subgraphs[0].ops.size(), 16u);
+  const std::string message = testing::ErrorMessage<InputError>([&] { LoadOnnx(path); });
+  for (const char* dim :
+       {"batch_size", "sequence_length", "past_sequence_length", "total_sequence_length"})
+    EXPECT_NE(message.find(dim), std::string::npos) << message;
 }
 
 // anchors.md §2.5: the Dropout masks ONNX 1.12 leaves untyped get the input's shape and
