@@ -13,6 +13,7 @@
 #include "tools/model_options.h"
 #include "tools/plan_output.h"
 #include "tools/progress.h"
+#include "tools/texture_plan.h"
 #include "tools/variants.h"
 
 namespace memplan::cli {
@@ -71,6 +72,33 @@ std::string BatchSummary(const std::vector<BatchRow>& rows, std::size_t failed) 
   return out +
          RenderTable({{"input"}, {"tensors", true}, {"best"}, {"bytes", true}, {"× bound", true}},
                      cells);
+}
+
+// Texture or shape records: the objects strategies that plan sizes with dimensions.
+BatchRow PlanTextures(const PlanOptions& o, const std::vector<std::string>& keys,
+                      const TextureProblem& problem, const std::string& input, bool first,
+                      nlohmann::ordered_json& json, std::string& text) {
+  if (o.align) throw UsageError(fmt::format("{}: --align applies to sizes in bytes", input));
+  if (o.variants.inplace != "none" || o.variants.reorder)
+    throw UsageError(fmt::format("{}: --inplace and --reorder apply to models", input));
+  const TextureRuns runs = RunTextureStrategies(problem, input, keys, o.strategies);
+  if (o.format == "json")
+    json = TextureRunsJson(input, problem, runs);
+  else if (o.format == "csv")
+    text = TextureRunsCsv(input, runs, first);
+  else
+    text = (first ? "" : "\n") + TextureRunsTable(input, problem, runs);
+  if (!o.out.empty() && !runs.runs.empty())
+    WriteFileAtomically(o.out, TexturePlanFileJson(problem, runs.runs[runs.best]).dump(2) + "\n");
+  BatchRow row;
+  row.input = input;
+  row.ok = true;
+  row.tensors = problem.size();
+  if (!runs.runs.empty()) {
+    row.best = "objects/" + runs.runs[runs.best].strategy;
+    row.bytes = runs.runs[runs.best].plan.total_elements;
+  }
+  return row;
 }
 
 void RunPlan(const PlanOptions& o) {
@@ -142,6 +170,10 @@ void RunPlan(const PlanOptions& o) {
       std::string t;
       const bool ok = each(i, [&] {
         Workload workload = LoadWorkload(batch.inputs[i], load);
+        if (workload.textures) {
+          row = PlanTextures(o, keys, *workload.textures, batch.inputs[i], text.empty(), j, t);
+          return;
+        }
         if (o.align) workload.problem.alignment = *o.align;
         Runs runs = RunStrategies(workload, keys, exact, o.strategies);
         VariantOptions variant_options = o.variants;

@@ -11,6 +11,7 @@
 #include "memplan/graph.h"
 #include "memplan/lifetimes.h"
 #include "memplan/problem.h"
+#include "memplan/textures.h"
 
 namespace memplan {
 
@@ -31,7 +32,10 @@ struct Workload {
   std::optional<Graph> graph;      // the model, when the input is one
   std::vector<TensorRef> origins;  // per record: the tensor it stands for (models only)
   std::size_t ops = 0;             // operators in the model (0 for records)
-  std::vector<StepOp> step_ops;    // per step: the op that runs then (models only)
+  // Records whose sizes have dimensions (GPU textures, BHWC shapes): then `problem` is
+  // empty and only the texture strategies apply (include/memplan/texture_records.h).
+  std::optional<TextureProblem> textures;
+  std::vector<StepOp> step_ops;  // per step: the op that runs then (models only)
 };
 
 // The workload of a model's graph: its records in the accounting `options` asks for

@@ -8,6 +8,7 @@
 #include "memplan/error.h"
 #include "memplan/lifetimes.h"
 #include "memplan/records_io.h"
+#include "memplan/texture_records.h"
 #include "memplan/zoo.h"
 #include "src/formats/onnx/onnx_workload.h"
 #include "src/formats/tflite/tflite_workload.h"
@@ -66,10 +67,18 @@ Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
   const std::filesystem::path path{std::string(spec)};
   if (EndsWith(lower, ".json")) {
     w.kind = "records";
-    w.problem = ParseRecordsJson(ReadFileBytes(path), spec);
+    const std::string text = ReadFileBytes(path);
+    if (auto textures = ParseTextureRecordsJson(text, spec))
+      w.textures = std::move(*textures);
+    else
+      w.problem = ParseRecordsJson(text, spec);
   } else if (EndsWith(lower, ".csv")) {
     w.kind = "records";
-    w.problem = ParseRecordsCsv(ReadFileBytes(path), spec);
+    const std::string text = ReadFileBytes(path);
+    if (auto textures = ParseTextureRecordsCsv(text, spec))
+      w.textures = std::move(*textures);
+    else
+      w.problem = ParseRecordsCsv(text, spec);
   } else if (EndsWith(lower, ".tflite")) {
     return LoadTfliteWorkload(spec, options);
   } else if (EndsWith(lower, ".onnx")) {
