@@ -72,6 +72,35 @@ TEST(TextureCli, CsvColumnsAndPlanFile) {
   EXPECT_EQ(file["tensors"][6]["object"], 2);
 }
 
+// verify checks a texture plan file against its records; show draws the plans as lanes.
+TEST(TextureCli, VerifyAndShow) {
+  const auto dir = testing::TempDir();
+  const auto records = dir / "r.json";
+  std::ofstream(records) << R"({"size_type": "texture", "records": [[[2, 8], 0, 1],
+      [[2, 8], 1, 2], [[1, 12], 2, 4], [[2, 8], 3, 5], [[8, 2], 4, 5]]})";
+  const auto plan = dir / "p.json";
+  ASSERT_EQ(testing::RunMemplan("plan " + testing::Quote(records) +
+                                " -s objects/greedy_in_order --out " + testing::Quote(plan))
+                .exit_code,
+            0);
+  auto r =
+      testing::RunMemplan("verify " + testing::Quote(records) + " --plan " + testing::Quote(plan));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("OK: objects/greedy_in_order fits"));
+  // Record 4 (8x2, steps 4..5) moved into the object of record 3 (2x8, steps 3..5).
+  Json file = Json::parse(ReadFileBytes(plan));
+  file["tensors"][4]["object"] = file["tensors"][3]["object"];
+  std::ofstream(plan) << file.dump();
+  r = testing::RunMemplan("verify " + testing::Quote(records) + " --plan " + testing::Quote(plan));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("record 4 '4' (8x2, steps 4..5)"));
+
+  const auto svg = dir / "map.svg";
+  r = testing::RunMemplan("show " + testing::Quote(records) + " --svg " + testing::Quote(svg));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(ReadFileBytes(svg), HasSubstr("sizes are element counts"));
+}
+
 TEST(TextureCli, SaysWhatIsWrong) {
   const auto dir = testing::TempDir();
   const auto four = dir / "four.json";

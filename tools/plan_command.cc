@@ -147,6 +147,11 @@ void RunPlan(const PlanOptions& o) {
     for (std::size_t i = 0; i < n; ++i) {
       const bool ok = each(i, [&] {
         Workload workload = LoadWorkload(batch.inputs[i], load);
+        if (workload.textures)
+          throw UsageError(
+              fmt::format("{}: --capacity asks for one arena of bytes; texture "
+                          "records are planned as objects",
+                          batch.inputs[i]));
         if (o.align) workload.problem.alignment = *o.align;
         Decision d = RunDecision(workload, *o.capacity, exact, o.out);
         json.push_back(std::move(d.json));

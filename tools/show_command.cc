@@ -1,7 +1,9 @@
 // memplan show INPUT: draws one plan (SVG, TFLM's ASCII map) or several (HTML).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "memplan/error.h"
 #include "memplan/html.h"
@@ -10,11 +12,13 @@
 #include "memplan/records_io.h"
 #include "memplan/svg.h"
 #include "memplan/table.h"
+#include "memplan/texture_records.h"
 #include "memplan/tflm_print.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
 #include "tools/progress.h"
 #include "tools/strategy_runs.h"
+#include "tools/texture_plan.h"
 
 namespace memplan::cli {
 
@@ -77,10 +81,48 @@ std::vector<std::string> DefaultHtmlKeys() {
   return keys;
 }
 
+// Texture and shape records: their plans drawn as lanes, one per object, with each
+// record's element count standing for its size (the maps' units are elements, not bytes).
+void ShowTextures(const ShowOptions& o, const Workload& textures) {
+  if (o.align) throw UsageError(fmt::format("{}: --align applies to sizes in bytes", o.input));
+  if (o.ascii) throw UsageError(fmt::format("{}: --ascii draws arenas of bytes", o.input));
+  const TextureProblem& problem = *textures.textures;
+  std::vector<std::string> keys =
+      ExpandStrategies(o.strategies.empty() ? std::vector<std::string>{"objects"} : o.strategies);
+  const TextureRuns runs = RunTextureStrategies(problem, o.input, keys, o.strategies);
+  Workload elements;
+  // The picture's units are bytes; the title says they stand for elements here.
+  elements.label = fmt::format("{} (sizes are element counts)",
+                               std::filesystem::path(o.input).filename().string());
+  elements.kind = "records";
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const TextureRecord& r = problem.records[i];
+    elements.problem.records.push_back({Elements(r.dims), r.first, r.last});
+    elements.problem.names.push_back(
+        fmt::format("{} ({})", problem.names[i], fmt::join(r.dims, "x")));
+  }
+  std::vector<MapPlan> maps;
+  for (const TextureRun& run : runs.runs) {
+    std::vector<Bytes> sizes;
+    for (const auto& dims : run.plan.object_dims) sizes.push_back(Elements(dims));
+    maps.push_back(MapOfObjects("objects/" + run.strategy, run.plan.object_ids, sizes, 1));
+  }
+  if (maps.empty()) throw UsageError("show: no plan to draw; choose objects/NAME");
+  const std::size_t best = runs.best;
+  if (!o.svg.empty()) WriteFileAtomically(o.svg, RenderSvg(elements, maps[best]));
+  if (!o.html.empty()) WriteFileAtomically(o.html, RenderHtml(elements, maps, best));
+  if (!o.svg.empty())
+    fmt::print("wrote {} ({}, {} elements)\n", o.svg, maps[best].key,
+               WithThousands(maps[best].bytes));
+  if (!o.html.empty()) fmt::print("wrote {} ({} plans)\n", o.html, maps.size());
+  if (o.svg.empty() && o.html.empty()) fmt::print("{}", TextureRunsTable(o.input, problem, runs));
+}
+
 void RunShow(const ShowOptions& o) {
   Progress progress("memplan show", o.quiet);
   progress.Stage("loading");
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
+  if (workload.textures) return ShowTextures(o, workload);
   if (o.align) workload.problem.alignment = *o.align;
   const bool named = !o.strategies.empty();
   const std::vector<std::string> single_keys =

@@ -6,6 +6,7 @@
 #include "memplan/plan_file.h"
 #include "memplan/records_io.h"
 #include "memplan/table.h"
+#include "memplan/texture_records.h"
 #include "memplan/tflite.h"
 #include "memplan/workload.h"
 #include "tools/commands.h"
@@ -69,12 +70,35 @@ void VerifyOfflinePlan(const VerifyOptions& o, const Workload& workload) {
       check.shares == 1 ? "" : "s", o.inplace, alignment);
 }
 
+// A plan file of texture or shape records (plan --out on them): the same tensors, every
+// object covering (textures) or equal to (shapes) its records, no two conflicting records
+// in one object, the total as claimed.
+void VerifyTexturePlan(const VerifyOptions& o, const TextureProblem& problem) {
+  const TexturePlanFile file = ParseTexturePlanFile(ReadFileBytes(o.plan), o.plan);
+  const auto differences = CompareWithRecords(file, problem, kMaxListed);
+  if (!differences.empty())
+    Reject(differences, fmt::format("{} does not describe the records of {}", o.plan, o.input),
+           "difference");
+  auto violations = FindTextureViolations(problem, file.plan, kMaxListed);
+  for (Violation& v : violations) v.message = o.plan + ": " + v.message;
+  if (!violations.empty())
+    Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input), "violation");
+  fmt::print("{}: OK: objects/{} fits {}: {} {} records in {} objects, {} elements in all\n",
+             o.plan, file.strategy.empty() ? "?" : file.strategy, o.input, problem.size(),
+             TextureKindName(problem.kind), file.plan.object_dims.size(),
+             WithThousands(file.plan.total_elements));
+}
+
 void RunVerify(const VerifyOptions& o) {
   // Reading a large model and rebuilding a variant (--reorder searches) are the slow
   // part; the checks themselves are O(n log n).
   Progress progress("memplan verify", o.quiet);
   progress.Stage("reading " + o.input);
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
+  if (workload.textures) {
+    if (o.plan.empty()) throw UsageError(fmt::format("verify {}: give --plan PLAN.json", o.input));
+    return VerifyTexturePlan(o, *workload.textures);
+  }
   if (o.plan.empty()) return VerifyOfflinePlan(o, workload);
   const std::string text = ReadFileBytes(o.plan);
   const PlanFile file = ParsePlanFile(text, o.plan);

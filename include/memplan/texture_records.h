@@ -10,8 +10,11 @@
 //   id,lower,upper,width,height[,depth]      (textures; lifetimes half-open, as MiniMalloc's)
 //   id,lower,upper,b,h,w,c                   (BHWC shapes)
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "memplan/plan.h"
 #include "memplan/textures.h"
 
 namespace memplan {
@@ -29,5 +32,23 @@ std::optional<TextureProblem> ParseTextureRecordsCsv(std::string_view text,
 
 // "texture" or "shape".
 std::string_view TextureKindName(TextureKind kind);
+
+// A texture plan file as `plan --out` writes it for texture or shape records:
+// {"mode": "objects", "size_type", "strategy", "total_elements", "objects": [[w, h], ...],
+//  "tensors": [{"index", "name", "dims", "first", "last", "object"}]}.
+struct TexturePlanFile {
+  TextureKind kind = TextureKind::kTexture;  // from "size_type"
+  std::string strategy;                      // may be empty
+  TexturePlan plan;                          // ids from the tensors, objects, the claimed total
+  std::vector<TextureRecord> tensors;        // what the file says each tensor is
+};
+
+// InputError "source:line:column: ..." for malformed JSON or a file of another kind.
+TexturePlanFile ParseTexturePlanFile(std::string_view text, std::string_view source);
+
+// Where the file's tensors differ from the records (count, kind, dims, lifetimes), up to
+// `limit`, each naming the tensor.
+std::vector<Violation> CompareWithRecords(const TexturePlanFile& file,
+                                          const TextureProblem& problem, std::size_t limit);
 
 }  // namespace memplan

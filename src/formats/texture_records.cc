@@ -2,7 +2,9 @@
 #include "memplan/texture_records.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -199,6 +201,68 @@ std::optional<TextureProblem> ParseTextureRecordsCsv(std::string_view text,
   }
   CheckValid(problem, source);
   return problem;
+}
+
+TexturePlanFile ParseTexturePlanFile(std::string_view text, std::string_view source) {
+  const Json doc = ParseJsonText(text, source);
+  if (!doc.is_object() || doc.value("mode", "") != "objects" || !doc.contains("size_type") ||
+      !doc.contains("objects") || !doc["objects"].is_array() || !doc.contains("tensors") ||
+      !doc["tensors"].is_array())
+    throw InputError(
+        fmt::format("{}: not a texture plan file (expected {{\"mode\": \"objects\", \"size_type\", "
+                    "\"objects\": [[w, h], ...], \"tensors\": [...]}} as plan --out writes it)",
+                    source));
+  TexturePlanFile file;
+  const Json& type = doc["size_type"];
+  if (type == "shape")
+    file.kind = TextureKind::kShape;
+  else if (type != "texture")
+    throw InputError(fmt::format("{}: \"size_type\" must be \"texture\" or \"shape\", got {}",
+                                 source, type.dump()));
+  if (doc.contains("strategy") && doc["strategy"].is_string())
+    file.strategy = doc["strategy"].get<std::string>();
+  for (std::size_t k = 0; k < doc["objects"].size(); ++k)
+    file.plan.object_dims.push_back(
+        Dims(doc["objects"][k], file.kind, source, fmt::format("objects[{}]", k)));
+  if (!doc.contains("total_elements") || !doc["total_elements"].is_number_unsigned())
+    throw InputError(fmt::format("{}: missing \"total_elements\"", source));
+  file.plan.total_elements = doc["total_elements"].get<std::uint64_t>();
+  for (std::size_t i = 0; i < doc["tensors"].size(); ++i) {
+    const Json& t = doc["tensors"][i];
+    const std::string where = fmt::format("tensors[{}]", i);
+    if (!t.is_object() || !t.contains("dims") || !t.contains("first") || !t.contains("last") ||
+        !t.contains("object") || !t["object"].is_number_unsigned())
+      throw InputError(fmt::format("{}: {}: expected {{\"dims\", \"first\", \"last\", \"object\"}}",
+                                   source, where));
+    TextureRecord r;
+    r.dims = Dims(t["dims"], file.kind, source, where);
+    r.first = StepOf(t["first"], source, where);
+    r.last = StepOf(t["last"], source, where);
+    file.tensors.push_back(std::move(r));
+    file.plan.object_ids.push_back(t["object"].get<std::uint64_t>());
+  }
+  file.plan.strategy = file.strategy;
+  return file;
+}
+
+std::vector<Violation> CompareWithRecords(const TexturePlanFile& file,
+                                          const TextureProblem& problem, std::size_t limit) {
+  std::vector<Violation> out;
+  if (file.kind != problem.kind)
+    out.push_back({fmt::format("the plan is for {} records, the input has {} records",
+                               TextureKindName(file.kind), TextureKindName(problem.kind))});
+  if (file.tensors.size() != problem.size())
+    out.push_back({fmt::format("the plan has {} tensors, the input {} records", file.tensors.size(),
+                               problem.size())});
+  for (std::size_t i = 0; i < std::min(file.tensors.size(), problem.size()) && out.size() < limit;
+       ++i) {
+    const TextureRecord& a = file.tensors[i];
+    const TextureRecord& b = problem.records[i];
+    if (a.dims != b.dims || a.first != b.first || a.last != b.last)
+      out.push_back({fmt::format("tensor {}: the plan says {} over steps {}..{}, the input {}", i,
+                                 fmt::join(a.dims, "x"), a.first, a.last, problem.Describe(i))});
+  }
+  return out;
 }
 
 }  // namespace memplan
