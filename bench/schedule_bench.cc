@@ -11,6 +11,7 @@
 
 #include "memplan/inplace.h"
 #include "memplan/schedule.h"
+#include "tests/model_bindings.h"
 
 #if __has_include("memplan/tflite.h")
 #include "memplan/tflite.h"
@@ -143,7 +144,8 @@ std::optional<Graph> ReadModel(const std::filesystem::path& path) {
   if (path.extension() == ".tflite") return ReadTfliteFile(path).graph;
 #endif
 #ifdef MEMPLAN_HAVE_ONNX
-  if (path.extension() == ".onnx") return LoadOnnx(path).graph;
+  if (path.extension() == ".onnx")
+    return LoadOnnx(path, testing::SharedModelOptions(path.filename().string())).graph;
 #endif
   return std::nullopt;
 }
