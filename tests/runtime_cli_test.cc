@@ -99,17 +99,23 @@ TEST(CliRunModels, PreallocationAndTwoBuffersAndStrategies) {
             2);
 }
 
-TEST(CliRunModels, CustomOpOutputsNeedShapes) {
+// The detector's post-processing outputs are sized from the op's options without a flag,
+// exactly as the four --shape bindings size them.
+TEST(CliRunModels, CustomOpOutputsAreSizedFromTheirOptions) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const std::string ssd = Model(shared, "ssd_mobilenet_v1_coco_300_quant_postprocess.tflite");
-  EXPECT_EQ(RunMemplan("run " + ssd).exit_code, 1);
+  const auto plain = RunMemplan("run " + ssd + " --format json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
   const auto r = RunMemplan("run " + ssd +
                             " --shape TFLite_Detection_PostProcess=1x10x4"
                             " --shape TFLite_Detection_PostProcess:1=1x10"
                             " --shape TFLite_Detection_PostProcess:2=1x10"
                             " --shape TFLite_Detection_PostProcess:3=1 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["outputs_match_naive"], true);
+  const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(r.out);
+  EXPECT_EQ(a["outputs_match_naive"], true);
+  EXPECT_EQ(b["outputs_match_naive"], true);
+  EXPECT_EQ(a["arena_bytes"], b["arena_bytes"]);
 }
 
 TEST(CliRunModels, InPlaceSharesMemoryAndStillMatchesTheNaiveLayout) {

@@ -11,6 +11,10 @@ void AddModelFlags(CLI::App& cmd, ModelFlags& flags, bool with_accounting) {
   cmd.add_option("--shape", flags.shapes,
                  "give a tensor a shape, e.g. 'TFLite_Detection_PostProcess=1x10x4'; repeatable")
       ->type_name("TENSOR=DxDxD");
+  cmd.add_option("--kernel-sized", flags.kernel_sized,
+                 "outputs a custom op sizes at run time (stored as []): options (sizes read "
+                 "from the op's options, default) or stored (one element, as TFLM reads them)")
+      ->check(CLI::IsMember({"options", "stored"}));
   if (!with_accounting) return;
   cmd.add_flag("--intermediates-only", flags.intermediates_only,
                "plan only intermediate tensors, op index intervals, raw sizes (the TFLite memory "
@@ -20,6 +24,8 @@ void AddModelFlags(CLI::App& cmd, ModelFlags& flags, bool with_accounting) {
 LoadOptions ToLoadOptions(const ModelFlags& flags) {
   LoadOptions options;
   options.intermediates_only = flags.intermediates_only;
+  options.kernel_sized = flags.kernel_sized == "stored" ? KernelSizedOutputs::kAsStored
+                                                        : KernelSizedOutputs::kFromOptions;
   for (const std::string& d : flags.dims) options.dims.push_back(ParseDimBinding(d));
   for (const std::string& s : flags.shapes) options.shapes.push_back(ParseShapeBinding(s));
   return options;

@@ -11,9 +11,10 @@ namespace memplan::cli {
 
 // The flags as typed.
 struct ModelFlags {
-  std::vector<std::string> dims;    // --dim NAME=VALUE
-  std::vector<std::string> shapes;  // --shape TENSOR=1x10x4
-  bool intermediates_only = false;  // --intermediates-only
+  std::vector<std::string> dims;         // --dim NAME=VALUE
+  std::vector<std::string> shapes;       // --shape TENSOR=1x10x4
+  bool intermediates_only = false;       // --intermediates-only
+  std::string kernel_sized = "options";  // --kernel-sized: options or stored
 };
 
 // Adds the flags to a subcommand (--intermediates-only only when it picks an accounting).

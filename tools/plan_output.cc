@@ -49,6 +49,7 @@ nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
   j["objects_lower_bound_bytes"] = runs.objects_lower_bound_bytes;
   if (!runs.objects_skipped.empty()) j["objects_skipped"] = runs.objects_skipped;
   if (!runs.left_out.empty()) j["left_out"] = runs.left_out;
+  if (!workload.notes.empty()) j["notes"] = workload.notes;
   auto& results = j["results"] = nlohmann::ordered_json::array();
   for (const StrategyRun& run : runs.runs) {
     nlohmann::ordered_json r;
@@ -88,6 +89,7 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
   if (!runs.objects_skipped.empty())
     out += fmt::format("({}: objects rows left out)\n", runs.objects_skipped);
   for (const std::string& line : runs.left_out) out += fmt::format("({})\n", line);
+  for (const std::string& note : workload.notes) out += fmt::format("note: {}\n", note);
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < runs.runs.size(); ++i) {
     const StrategyRun& run = runs.runs[i];

@@ -22,6 +22,17 @@ void ApplyShapeBindings(
     Graph& graph, const std::vector<std::pair<std::string, std::int64_t>>& dims,
     const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& shapes);
 
+// How outputs that a custom op's kernel sizes at run time (stored with shape []) are sized
+// when nothing binds them.
+enum class KernelSizedOutputs {
+  kFromOptions,  // the shape the reader read from the op's options (Tensor::likely_shape)
+  kAsStored,     // the stored [] read literally, one element, as TensorFlow Lite Micro does
+};
+
+// Sizes every tensor still without a size that has a likely shape (after --shape bindings,
+// which win). Returns one line saying which tensors were sized and how, empty when none.
+std::string SizeKernelSizedOutputs(Graph& graph, KernelSizedOutputs how);
+
 // Parses "NAME=VALUE" (--dim) and "TENSOR=1x10x4" (--shape; "TENSOR=" is a scalar). The
 // name may contain '='; the last one separates the value. UsageError when malformed.
 std::pair<std::string, std::int64_t> ParseDimBinding(std::string_view text);

@@ -11,6 +11,7 @@
 #include "memplan/graph.h"
 #include "memplan/lifetimes.h"
 #include "memplan/problem.h"
+#include "memplan/shape_binding.h"
 #include "memplan/textures.h"
 
 namespace memplan {
@@ -23,6 +24,8 @@ struct LoadOptions {
   std::vector<std::pair<std::string, std::int64_t>> dims;
   // Whole shapes for named tensors: --shape TENSOR=1x224x224x3.
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
+  // Custom-op outputs sized by their kernels: from the ops' options (default) or as stored.
+  KernelSizedOutputs kernel_sized = KernelSizedOutputs::kFromOptions;
 };
 
 struct Workload {
@@ -35,6 +38,8 @@ struct Workload {
   // Records whose sizes have dimensions (GPU textures, BHWC shapes): then `problem` is
   // empty and only the texture strategies apply (include/memplan/texture_records.h).
   std::optional<TextureProblem> textures;
+  // Lines the reader wants the user to see beside the figures (e.g. which sizes it chose).
+  std::vector<std::string> notes;
   std::vector<StepOp> step_ops;  // per step: the op that runs then (models only)
 };
 

@@ -24,7 +24,10 @@ Workload TfliteWorkload(TfliteModel model, std::string_view spec, const LoadOpti
                                  model.offline_plan->problem));
   if (accounting == Accounting::kIntermediatesOnly) model.graph.fixed_offsets.clear();
   ApplyShapeBindings(model.graph, options.dims, options.shapes);
-  return GraphWorkload(std::move(model.graph), spec, "tflite", options);
+  const std::string sized = SizeKernelSizedOutputs(model.graph, options.kernel_sized);
+  Workload w = GraphWorkload(std::move(model.graph), spec, "tflite", options);
+  if (!sized.empty()) w.notes.push_back(sized);
+  return w;
 }
 
 }  // namespace memplan
