@@ -120,7 +120,10 @@ TEST(TfliteCli, BindingsFromTheCommandLine) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["naive_bytes"], 80 + 80 + 48);
   EXPECT_EQ(RunMemplan("plan " + Quote(model) + " --shape nothere=1").exit_code, 2);
   EXPECT_EQ(RunMemplan("plan " + Quote(model) + " --shape result=1xx2").exit_code, 2);
-  EXPECT_EQ(RunMemplan("plan " + Quote(model) + " --dim seq=4").exit_code, 2);
+  // A name the model does not use binds nothing: a warning, here beside what stays unsized.
+  r = RunMemplan("plan " + Quote(model) + " --dim seq=4");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--dim seq=4 binds nothing"), std::string::npos) << r.err;
 }
 
 TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {

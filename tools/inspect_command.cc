@@ -55,6 +55,7 @@ struct Inspection {
   Bytes planned_bytes = 0, lower_bound = 0;
   std::vector<std::pair<std::size_t, std::size_t>> overlaps;  // indices into `planned`
   bool overlap_check_stopped = false;
+  std::vector<std::string> warnings;  // --dim bindings that bound nothing
 };
 
 const Tensor& At(const Graph& g, TensorRef r) {
@@ -104,7 +105,7 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
   Inspection in;
   in.model = input.starts_with("zoo:") ? BuiltInModel(input, load) : ReadTfliteFile(input, input);
   Graph& g = in.model.graph;
-  ApplyShapeBindings(g, load.dims, load.shapes);
+  in.warnings = ApplyShapeBindings(g, load.dims, load.shapes);
   for (const Subgraph& sg : g.subgraphs)
     for (const Operator& op : sg.ops) ++in.ops_by_type[op.type];
   const std::vector<TensorLifetime> lifetimes = TflmLifetimes(g);
@@ -289,6 +290,7 @@ void RunInspect(const InspectOptions& o) {
   progress.Stage("reading " + o.input);
   const Inspection in = Inspect(o.input, ToLoadOptions(o.model));
   progress.Finish();
+  for (const std::string& w : in.warnings) fmt::print(stderr, "memplan: {}\n", w);
   if (o.format == "json")
     fmt::print("{}\n", InspectionJson(o.input, in).dump(2));
   else

@@ -89,7 +89,7 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
   if (!runs.objects_skipped.empty())
     out += fmt::format("({}: objects rows left out)\n", runs.objects_skipped);
   for (const std::string& line : runs.left_out) out += fmt::format("({})\n", line);
-  for (const std::string& note : workload.notes) out += fmt::format("note: {}\n", note);
+  for (const std::string& note : workload.notes) out += note + "\n";
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < runs.runs.size(); ++i) {
     const StrategyRun& run = runs.runs[i];

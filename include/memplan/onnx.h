@@ -23,12 +23,15 @@ struct OnnxModel {
   std::size_t folded_nodes = 0;      // of those, computed from constants only (not run)
   std::int64_t opset = 0;            // version of the default ("ai.onnx") operator set
   std::size_t inference_passes = 0;  // shape-inference passes until nothing changed
+  // --dim bindings that bound nothing in this model (each a "warning: ..." line).
+  std::vector<std::string> warnings;
 };
 
 // Reads a serialized ModelProto. `source` names it in messages. options.dims binds
 // symbolic dimensions (dim_param) by name ("batch", when no dimension has that name, binds
 // every graph input's open leading dimension); options.shapes gives whole shapes to graph
-// inputs or node outputs; UsageError for bindings that name nothing. InputError naming
+// inputs or node outputs; UsageError for a --shape naming no tensor; a --dim naming no
+// dimension binds nothing and is listed in OnnxModel::warnings. InputError naming
 // `source` (and the node or tensor) for bytes that are not an ONNX model, nodes out of
 // topological order, subgraphs (If, Loop, Scan), element types memplan cannot size,
 // overflowing shapes, and tensors that still have no static shape after inference (with

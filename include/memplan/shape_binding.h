@@ -16,9 +16,11 @@ namespace memplan {
 // - ("batch", N): every tensor whose first dimension is -1 gets N there;
 // - (TENSOR, shape): every tensor called TENSOR (any subgraph) gets that shape, even one
 //   the model sizes itself (custom-op outputs stored as [] are the usual case).
-// UsageError for a binding that names nothing in the graph, a negative size, or a shape
-// whose byte size overflows.
-void ApplyShapeBindings(
+// A --dim binding the model does not use (another name, or batch on a model without a
+// leading -1) binds nothing: it comes back as a warning, so one set of flags serves a
+// whole folder of models. UsageError for a --shape naming no tensor, a negative size, or a
+// shape whose byte size overflows.
+std::vector<std::string> ApplyShapeBindings(
     Graph& graph, const std::vector<std::pair<std::string, std::int64_t>>& dims,
     const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& shapes);
 

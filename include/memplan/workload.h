@@ -38,7 +38,8 @@ struct Workload {
   // Records whose sizes have dimensions (GPU textures, BHWC shapes): then `problem` is
   // empty and only the texture strategies apply (include/memplan/texture_records.h).
   std::optional<TextureProblem> textures;
-  // Lines the reader wants the user to see beside the figures (e.g. which sizes it chose).
+  // Lines the reader wants the user to see beside the figures, each starting "note: " (e.g.
+  // which sizes it chose) or "warning: " (e.g. a --dim binding that bound nothing).
   std::vector<std::string> notes;
   std::vector<StepOp> step_ops;  // per step: the op that runs then (models only)
 };

@@ -39,9 +39,10 @@ void Resize(Tensor& tensor, const std::string& flag) {
 
 }  // namespace
 
-void ApplyShapeBindings(
+std::vector<std::string> ApplyShapeBindings(
     Graph& graph, const std::vector<std::pair<std::string, std::int64_t>>& dims,
     const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& shapes) {
+  std::vector<std::string> warnings;
   for (const auto& [name, shape] : shapes) {
     const std::string flag = fmt::format("--shape {}={}", name, fmt::join(shape, "x"));
     for (const std::int64_t d : shape)
@@ -60,18 +61,24 @@ void ApplyShapeBindings(
   for (const auto& [name, value] : dims) {
     const std::string flag = fmt::format("--dim {}={}", name, value);
     if (value < 0) throw UsageError(fmt::format("{}: the size is negative", flag));
-    if (name != "batch")
-      throw UsageError(fmt::format(
-          "{}: {} names no dimension '{}'; use --dim batch=N for a leading -1 or --shape "
-          "TENSOR=1x10x4",
-          flag, graph.source, name));
-    for (Subgraph& sg : graph.subgraphs)
-      for (Tensor& t : sg.tensors) {
-        if (t.shape.empty() || t.shape[0] >= 0) continue;
-        t.shape[0] = value;
-        Resize(t, flag);
-      }
+    std::size_t bound = 0;
+    if (name == "batch")
+      for (Subgraph& sg : graph.subgraphs)
+        for (Tensor& t : sg.tensors) {
+          if (t.shape.empty() || t.shape[0] >= 0) continue;
+          t.shape[0] = value;
+          Resize(t, flag);
+          ++bound;
+        }
+    if (bound == 0)
+      warnings.push_back(fmt::format(
+          "warning: {} binds nothing in {}: {}; ignored", flag, graph.source,
+          name == "batch" ? "no tensor has an open (-1) leading dimension"
+                          : fmt::format("a .tflite model names no dimension '{}' (--dim batch=N "
+                                        "binds a leading -1, --shape TENSOR=1x10x4 a whole shape)",
+                                        name)));
   }
+  return warnings;
 }
 
 std::pair<std::string, std::int64_t> ParseDimBinding(std::string_view text) {

@@ -114,21 +114,26 @@ void BindShape(onnx::GraphProto& graph, const std::string& name,
 
 }  // namespace
 
-void ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options, std::string_view source) {
-  if (options.dims.empty() && options.shapes.empty()) return;
+std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options,
+                                       std::string_view source) {
+  std::vector<std::string> warnings;
+  if (options.dims.empty() && options.shapes.empty()) return warnings;
   const std::string symbols = KnownSymbols(graph);
   for (const auto& [name, value] : options.dims) {
     if (value < 0)
       throw UsageError(fmt::format("--dim {}={}: a dimension cannot be negative", name, value));
     if (BindDim(graph, name, value) == 0 && (name != "batch" || BindLeadingDims(graph, value) == 0))
-      throw UsageError(fmt::format("{}: --dim {}: no dimension of the model is called '{}'{}",
-                                   source, name, name, symbols));
+      warnings.push_back(fmt::format(
+          "warning: --dim {}={} binds nothing in {}: no dimension of the model is called '{}'{}; "
+          "ignored",
+          name, value, source, name, symbols));
   }
   for (const auto& [name, dims] : options.shapes) {
     for (const std::int64_t d : dims)
       if (d < 0) throw UsageError(fmt::format("--shape {}: a dimension cannot be negative", name));
     BindShape(graph, name, dims, source);
   }
+  return warnings;
 }
 
 }  // namespace memplan::onnx_reader

@@ -1,7 +1,11 @@
 // The inferred ModelProto -> memplan's Graph: constants folded, tensors sized, nodes
 // that run listed in file order.
 #include <fmt/format.h>
+
+#include <algorithm>
+
 #include <fmt/ranges.h>
+#include <map>
 
 #include <set>
 #include <unordered_map>
@@ -269,6 +273,33 @@ class GraphBuilder {
     return index;
   }
 
+  // The open dimensions a --dim can bind, each once with the graph inputs that carry it;
+  // names ONNX's inference made up (unk__0, ...) are only counted: nothing in the file
+  // carries them, so --dim cannot bind them (--shape can).
+  std::string OpenDimensionsText() const {
+    if (open_symbols_.empty()) return {};
+    std::map<std::string, std::vector<std::string>> carried;  // name -> inputs
+    for (const auto& input : graph_.input()) {
+      if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
+      for (const auto& dim : input.type().tensor_type().shape().dim())
+        if (dim.has_dim_param() && open_symbols_.count(Printable(dim.dim_param()))) {
+          auto& names = carried[Printable(dim.dim_param())];
+          const std::string name = Printable(input.name());
+          if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        }
+    }
+    std::vector<std::string> listed;
+    for (const auto& [name, inputs] : carried)
+      listed.push_back(fmt::format("{} ({})", name, fmt::join(inputs, ", ")));
+    const std::size_t invented = open_symbols_.size() - carried.size();
+    std::string text =
+        listed.empty() ? std::string() : fmt::format(" (open: {})", fmt::join(listed, "; "));
+    if (invented > 0)
+      text +=
+          fmt::format(" [{} more left open by ONNX's inference, not named in the file]", invented);
+    return text;
+  }
+
   // Every tensor that needs planning must have a size.
   void ReportUnsized(const Subgraph& sub) const {
     std::vector<std::string> problems;
@@ -282,9 +313,7 @@ class GraphBuilder {
     const std::string more = count > problems.size()
                                  ? fmt::format("; and {} more", count - problems.size())
                                  : std::string();
-    const std::string dims = open_symbols_.empty()
-                                 ? std::string()
-                                 : fmt::format(" (symbolic: {})", fmt::join(open_symbols_, ", "));
+    const std::string dims = OpenDimensionsText();
     const std::string node_error = FirstNodeInferenceError(model_);
     const std::string reported =
         node_error.empty() ? std::string() : fmt::format("; ONNX reports {}", node_error);

@@ -85,7 +85,9 @@ void CheckFunctions(const onnx::ModelProto& model, std::string_view source);
 // outputs, value_info; "batch", when no dimension has that name, binds the open leading
 // dimension of every graph input) and --shape TENSOR=AxB to a graph input or node output,
 // before inference. UsageError for negative values and names the model lacks.
-void ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options, std::string_view source);
+// The --dim and --shape bindings; returns a warning per --dim that bound nothing.
+std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options,
+                                       std::string_view source);
 
 // Runs ONNX shape inference (type checks off, node errors not fatal, data propagation on)
 // and the Dropout-mask rule until neither adds anything; returns the number of passes.

@@ -1,4 +1,5 @@
 // ReadOnnx: the reader's steps in order (see onnx_internal.h).
+#include "memplan/error.h"
 #include "memplan/onnx.h"
 
 #include "memplan/records_io.h"
@@ -10,10 +11,22 @@ OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOp
   onnx::ModelProto model = onnx_reader::ParseModel(bytes, source);
   onnx_reader::CheckStructure(model.graph(), source);
   onnx_reader::CheckNodesForInference(model, source);
-  onnx_reader::ApplyBindings(*model.mutable_graph(), options, source);
-  const std::size_t passes = onnx_reader::InferShapesToFixpoint(model, source);
-  OnnxModel result = onnx_reader::BuildGraph(model, source);
+  std::vector<std::string> warnings =
+      onnx_reader::ApplyBindings(*model.mutable_graph(), options, source);
+  std::size_t passes = 0;
+  OnnxModel result;
+  try {
+    passes = onnx_reader::InferShapesToFixpoint(model, source);
+    result = onnx_reader::BuildGraph(model, source);
+  } catch (const InputError& e) {
+    if (warnings.empty()) throw;
+    // A mistyped --dim is the likely cause of what cannot be sized: say so with it.
+    std::string message = e.what();
+    for (const std::string& w : warnings) message += " (" + w + ")";
+    throw InputError(message);
+  }
   result.inference_passes = passes;
+  result.warnings = std::move(warnings);
   return result;
 }
 

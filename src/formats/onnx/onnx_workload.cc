@@ -8,7 +8,9 @@ namespace memplan {
 Workload LoadOnnxWorkload(std::string_view spec, const LoadOptions& options) {
   const std::filesystem::path path{std::string(spec)};
   OnnxModel model = ReadOnnx(ReadFileBytes(path), spec, options);
-  return GraphWorkload(std::move(model.graph), spec, "onnx", options);
+  Workload w = GraphWorkload(std::move(model.graph), spec, "onnx", options);
+  w.notes = std::move(model.warnings);
+  return w;
 }
 
 }  // namespace memplan

@@ -23,10 +23,20 @@ Workload TfliteWorkload(TfliteModel model, std::string_view spec, const LoadOpti
     throw InputError(fmt::format("{}: the {} metadata is unusable: {}", spec, kOfflinePlanMetadata,
                                  model.offline_plan->problem));
   if (accounting == Accounting::kIntermediatesOnly) model.graph.fixed_offsets.clear();
-  ApplyShapeBindings(model.graph, options.dims, options.shapes);
+  std::vector<std::string> notes = ApplyShapeBindings(model.graph, options.dims, options.shapes);
   const std::string sized = SizeKernelSizedOutputs(model.graph, options.kernel_sized);
-  Workload w = GraphWorkload(std::move(model.graph), spec, "tflite", options);
-  if (!sized.empty()) w.notes.push_back(sized);
+  if (!sized.empty()) notes.push_back("note: " + sized);
+  Workload w;
+  try {
+    w = GraphWorkload(std::move(model.graph), spec, "tflite", options);
+  } catch (const InputError& e) {
+    // A --dim that bound nothing is the likely cause of what cannot be sized: say so with it.
+    std::string message = e.what();
+    for (const std::string& n : notes)
+      if (n.starts_with("warning: ")) message += " (" + n + ")";
+    throw InputError(message);
+  }
+  w.notes = std::move(notes);
   return w;
 }
 
