@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "memplan/bounds.h"
 #include "memplan/error.h"
 #include "memplan/plan.h"
 #include "memplan/problem.h"
+#include "memplan/text.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -92,6 +95,28 @@ TEST(Validate, AcceptsZeroSizeRecords) {
   Problem p;
   p.records = {{0, 0, 0}, {5, 0, 3}};
   EXPECT_NO_THROW(Validate(p));
+}
+
+}  // namespace
+}  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// Names from a corrupt file reach messages as printable text: invalid UTF-8, control codes
+// and C1 controls as \xNN, valid UTF-8 kept.
+TEST(PrintableText, EscapesWhatIsNotPrintableUtf8) {
+  EXPECT_EQ(PrintableText("conv\x1b[2J"), "conv\\x1b[2J");
+  EXPECT_EQ(PrintableText("t\xff\xfe"), "t\\xff\\xfe");
+  EXPECT_EQ(PrintableText("caf\xc3\xa9 \xe2\x86\x92 ok\n\tx"), "caf\xc3\xa9 \xe2\x86\x92 ok\n\tx");
+  EXPECT_EQ(PrintableText("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
+  EXPECT_EQ(PrintableText("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(PrintableText("\xc2\x9b"), "\\xc2\\x9b");           // C1 control (CSI)
+  EXPECT_EQ(PrintableText("\xe2\x86"), "\\xe2\\x86");           // cut short
+  EXPECT_EQ(PrintableText(std::string("a\0b", 3)), "a\\x00b");
+  // Every error escapes its message when it is made.
+  EXPECT_STREQ(InputError("op '\xff'").what(), "op '\\xff'");
+  EXPECT_STREQ(UsageError("\x07").what(), "\\x07");
 }
 
 }  // namespace
