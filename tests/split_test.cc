@@ -132,6 +132,9 @@ TEST(Split, TargetModelsAreBitIdentical) {
   CheckSplit(ReadFileBytes(shared / "models/mobilenet_v1_0.25_128_quant.tflite"), {0, 4}, {2, 4});
   CheckSplit(ReadFileBytes(shared / "models/tinymlperf_resnet8_cifar10_int8.tflite"), {0, 0},
              {4, 4});
+  // A stage with explicit PAD ops (PyTorch export) behind a TRANSPOSE.
+  CheckSplit(ReadFileBytes(shared / "models/mobilenet_v2_1.0_224_int8_pytorch_nchw.tflite"), {1, 8},
+             {2, 3});
 }
 
 TEST(Split, RefusesWhatIsNotExact) {
@@ -149,12 +152,13 @@ TEST(Split, RefusesWhatIsNotExact) {
             std::string::npos);
 }
 
-TEST(SplitCli, AutoSplitsPersonDetectBelowHalfItsArena) {
+TEST(SplitCli, PersonDetectFourByFourIsBelowHalfItsArena) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const auto out = std::filesystem::temp_directory_path() / "memplan_split_test_pd.tflite";
   const auto model = shared / "models/person_detect_96_int8.tflite";
   const auto r = testing::RunMemplan("split " + testing::Quote(model.string()) + " -o " +
-                                     testing::Quote(out.string()) + " --format json -q");
+                                     testing::Quote(out.string()) +
+                                     " --stage 0..7 --patches 4x4 --format json -q");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_LE(j["arena_after"].template get<double>() * 2, j["arena_before"].template get<double>());
@@ -164,6 +168,27 @@ TEST(SplitCli, AutoSplitsPersonDetectBelowHalfItsArena) {
   EXPECT_TRUE(ParseTflite(written, "written").offline_plan.has_value());
   EXPECT_GT(ExpectSameOutputs(ReadFileBytes(model), written, ""), 10u);
   std::filesystem::remove(out);
+}
+
+TEST(SplitCli, LeavesResnet8AsItIsAndSaysWhy) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto out = std::filesystem::temp_directory_path() / "memplan_split_test_resnet8.tflite";
+  std::filesystem::remove(out);
+  const auto model = shared / "models/tinymlperf_resnet8_cifar10_int8.tflite";
+  const auto r = testing::RunMemplan("split " + testing::Quote(model.string()) + " -o " +
+                                     testing::Quote(out.string()) + " -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("left as it is"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(SplitCli, BadArgumentsAreUsageErrors) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto model = testing::Quote((shared / "models/person_detect_96_int8.tflite").string());
+  EXPECT_EQ(testing::RunMemplan("split " + model + " -o /tmp/x.tflite --patches 3by3").exit_code,
+            2);
+  EXPECT_EQ(testing::RunMemplan("split " + model + " -o /tmp/x.tflite --stage 5..2").exit_code, 2);
+  EXPECT_EQ(testing::RunMemplan("split " + model + " -o " + model).exit_code, 2);
 }
 
 }  // namespace

@@ -232,11 +232,12 @@ void RunEmbed(const EmbedOptions& o) {
 
 }  // namespace
 
-EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label, bool quiet) {
+EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label, bool reorder,
+                              bool quiet) {
   EmbedOptions o;
   o.model = label;
   o.out = label;
-  o.reorder = true;
+  o.reorder = reorder;
   o.quiet = quiet;
   EmbeddedPlan plan;
   const EmbedReport r = EmbedInBytes(o, bytes, plan.bytes);

@@ -1,6 +1,6 @@
 #pragma once
 // What `memplan embed` does, for other commands: plan a .tflite model held in memory
-// (offsets/best, outputs in place by TFLM's rules, the best operator order) and write
+// (offsets/best, outputs in place by TFLM's rules, optionally the best operator order) and write
 // the plan into it as TFLM's offline plan, checked as embed checks it.
 #include <string>
 
@@ -15,7 +15,9 @@ struct EmbeddedPlan {
   bool order_changed = false;  // the operators were written in another order
 };
 
+// `reorder`: also search the operator order (slower on models with many branches).
 // InputError naming `label` for a model embed refuses.
-EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label, bool quiet);
+EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label, bool reorder,
+                              bool quiet);
 
 }  // namespace memplan::cli

@@ -91,9 +91,12 @@ void RunSplit(const SplitOptions& o) {
   request.stage = ParseStage(o.stage);
   request.max_extra_macs = ParseFraction(o.max_extra_macs);
   const std::string bytes = ReadFileBytes(o.model);
-  const EmbeddedPlan before = EmbedPlanInModel(bytes, o.model, true);
+  // memplan's best today: embed with outputs in place and the best operator order.
+  const EmbeddedPlan before = EmbedPlanInModel(bytes, o.model, true, true);
+  // The search plans each candidate in its own order (patch after patch): the order
+  // search on hundreds of patch ops costs more than it finds.
   request.arena_of = [&](const std::string& model) {
-    return EmbedPlanInModel(model, o.model, true).arena;
+    return EmbedPlanInModel(model, o.model, false, true).arena;
   };
   const SplitResult r = SplitTflite(bytes, o.model, request);
   if (!r.split) {
@@ -109,7 +112,7 @@ void RunSplit(const SplitOptions& o) {
     }
     return;
   }
-  const EmbeddedPlan after = EmbedPlanInModel(r.bytes, o.out, o.quiet);
+  const EmbeddedPlan after = EmbedPlanInModel(r.bytes, o.out, true, o.quiet);
   WriteFileAtomically(o.out, after.bytes);
   const auto ops_added =
       static_cast<std::int64_t>(r.ops_after) - static_cast<std::int64_t>(r.ops_before);

@@ -293,6 +293,7 @@ class Evaluator {
     if (type == "STRIDED_SLICE") return StridedSlice(op);
     if (type == "CONCATENATION") return Concatenation(op);
     if (type == "RESHAPE") return Reshape(op);
+    if (type == "TRANSPOSE") return Transpose(op);
     throw Unsupported{"the evaluator has no kernel for it"};
   }
 
@@ -715,6 +716,32 @@ class Evaluator {
         y.insert(y.end(), from, from + chunk);
       }
     Store(out, std::move(y));
+  }
+
+  void Transpose(const fb::OperatorT& op) {
+    const int in = In(op, 0), out = Out(op);
+    NeedType(out, TypeOf(in));
+    const auto perm = Ints(In(op, 1));
+    const auto& is = T(in).shape;
+    const auto& os = T(out).shape;
+    if (perm.size() != is.size() || os.size() != is.size()) Fail("the permutation's rank");
+    std::vector<bool> seen(is.size(), false);
+    for (std::size_t d = 0; d < perm.size(); ++d) {
+      if (perm[d] < 0 || static_cast<std::size_t>(perm[d]) >= is.size() || seen[perm[d]] ||
+          os[d] != is[perm[d]])
+        Fail("the permutation does not map the input shape to the output shape");
+      seen[perm[d]] = true;
+    }
+    // Input strides, so output coordinate d walks input axis perm[d].
+    std::vector<std::int64_t> stride(is.size(), 1);
+    for (std::size_t d = is.size(); d-- > 1;) stride[d - 1] = stride[d] * is[d];
+    Gather(in, out,
+           [&](const std::vector<int>& c) -> std::int64_t {
+             std::int64_t flat = 0;
+             for (std::size_t d = 0; d < c.size(); ++d) flat += c[d] * stride[perm[d]];
+             return flat;
+           },
+           {});
   }
 
   void Reshape(const fb::OperatorT& op) {

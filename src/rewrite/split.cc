@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -37,6 +39,7 @@ struct SpatialOp {
   int stride_h = 1, stride_w = 1;  // strides
   int pad_top = 0, pad_left = 0;   // the original padding before the first row / column
   bool pool = false;               // a pool: explicit padding would change it (never allowed)
+  bool pad = false;                // a PAD op: only its border part is written (as a patch's PAD)
 };
 
 // A half-open range of rows or columns, with the padding a window needs beyond it.
@@ -108,7 +111,9 @@ class SplitModel {
     };
     const bool conv = s.type == "CONV_2D", depthwise = s.type == "DEPTHWISE_CONV_2D";
     s.pool = s.type == "AVERAGE_POOL_2D" || s.type == "MAX_POOL_2D";
-    if (!conv && !depthwise && !s.pool) return fail("is not a spatial op the rewrite splits");
+    s.pad = s.type == "PAD";
+    if (!conv && !depthwise && !s.pool && !s.pad)
+      return fail("is not a spatial op the rewrite splits");
     if (op.inputs.empty() || op.outputs.size() != 1) return fail("has no input or output");
     s.input = op.inputs[0];
     s.output = op.outputs[0];
@@ -128,6 +133,7 @@ class SplitModel {
       return fail("is not float32, int8 or uint8");
     if (IsConstant(s.input)) return fail("reads a constant");
     s.in_h = in.shape[1], s.in_w = in.shape[2], s.out_h = out.shape[1], s.out_w = out.shape[2];
+    if (s.pad) return PadOp(s, op, fail);
     Padding padding = Padding::VALID;
     int dilation_h = 1, dilation_w = 1;
     if (s.pool) {
@@ -169,6 +175,28 @@ class SplitModel {
       // inside), which explicit padding cannot reproduce.
       if (s.pool && padded) return fail("pools over a padded border (not exact when split)");
     }
+    return s;
+  }
+
+  // A PAD op of height and width only, with the zero (point) as its value: a stage member
+  // with a 1x1 window whose padding is the PAD's own.
+  template <typename Fail>
+  std::optional<SpatialOp> PadOp(SpatialOp s, const fb::OperatorT& op, Fail fail) const {
+    const auto& sg = *model_->subgraphs[0];
+    if (op.inputs.size() != 2) return fail("has a pad value input");
+    const auto& paddings = *sg.tensors[op.inputs[1]];
+    const auto& data = model_->buffers[paddings.buffer]->data;
+    if (paddings.type != TensorType::INT32 || data.size() != 32)
+      return fail("has paddings that are not a 4x2 int32 constant");
+    std::int32_t p[8];
+    std::memcpy(p, data.data(), sizeof(p));
+    if (p[0] || p[1] || p[6] || p[7]) return fail("pads the batch or channels");
+    if (p[2] < 0 || p[3] < 0 || p[4] < 0 || p[5] < 0) return fail("has negative paddings");
+    if (s.in_h + p[2] + p[3] != s.out_h || s.in_w + p[4] + p[5] != s.out_w)
+      return fail("has an output shape that does not follow from its paddings");
+    s.kernel_h = s.kernel_w = 1;
+    s.pad_top = p[2];
+    s.pad_left = p[4];
     return s;
   }
 
@@ -413,6 +441,7 @@ class SplitModel::Rewriter {
       const Window& wr = rows_in[k];
       const Window& wc = cols_in[k];
       if (wr.pad_lo || wr.pad_hi || wc.pad_lo || wc.pad_hi) current = Pad(r, c, s, current, wr, wc);
+      if (s.pad) continue;  // the patch's part of a PAD op is its border, written just now
       // The op itself, VALID, on the same weights.
       auto op = std::move(old_ops[static_cast<std::size_t>(s.index)]);
       op->inputs[0] = current;
@@ -576,7 +605,10 @@ SplitResult SplitTflite(std::string_view bytes, std::string_view source,
   if (request.patches)
     grids.push_back(*request.patches);
   else
-    for (const int k : {2, 3, 4, 5, 6, 8}) grids.push_back({k, k});
+    for (const int rows : {1, 2, 3, 4, 6, 8, 12})
+      for (const int cols : {1, 2, 3, 4, 6, 8, 12})
+        if (rows * cols > 1 && std::abs(rows - cols) <= std::max(rows, cols) / 2 + 1)
+          grids.push_back({rows, cols});
   const double limit = static_cast<double>(result.macs_before) * (1.0 + request.max_extra_macs);
   const Bytes arena_before = request.arena_of(std::string(bytes));
   Bytes best = arena_before;
