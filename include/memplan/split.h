@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "memplan/graph.h"
 #include "memplan/problem.h"
 
 namespace memplan {
@@ -61,6 +62,19 @@ struct SplitChain {
   std::string ends_why;  // why the op after `last_op` cannot join
 };
 std::vector<SplitChain> SplittableChains(std::string_view bytes, std::string_view source);
+
+// What a model split by memplan shows of it (its tensors are named split:rRcC:NAME).
+struct SplitLayout {
+  int rows = 0;             // patch rows (largest R + 1)
+  int cols = 0;             // patch columns
+  int first_op = 0;         // first op of subgraph 0 writing a patch tensor
+  int last_op = 0;          // the last one (the joining CONCATENATION)
+  std::size_t tensors = 0;  // tensors belonging to patch groups
+};
+// The layout of a split model, or nullopt when subgraph 0 has no patch tensors.
+std::optional<SplitLayout> DescribeSplit(const Graph& graph);
+// The patch group of a tensor name: "split:r1c2" for "split:r1c2:conv/out", "" otherwise.
+std::string PatchGroupOf(std::string_view tensor_name);
 
 // Rewrites `bytes` as asked (or as the search finds best). Never changes the input.
 // InputError naming `source` for a malformed model or a stage/grid that cannot be split

@@ -526,6 +526,10 @@ class SplitModel::Rewriter {
 fb::ModelT SplitModel::Rewrite(const std::vector<SpatialOp>& stage, PatchGrid grid) const {
   fb::ModelT model(*model_);
   Rewriter(model, stage, grid, source_).Run();
+  // An offline plan of the original numbers its tensors: it means nothing now.
+  std::erase_if(model.metadata, [](const std::unique_ptr<fb::MetadataT>& m) {
+    return m && m->name == kOfflinePlanMetadata;
+  });
   return model;
 }
 
