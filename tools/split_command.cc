@@ -106,6 +106,8 @@ void RunSplit(const SplitOptions& o) {
       j["split"] = false;
       j["why"] = r.why_not;
       j["arena_before"] = before.arena;
+      j["macs_before"] = r.macs_before;
+      j["candidates"] = r.candidates;
       fmt::print("{}\n", j.dump(2));
     } else {
       fmt::print("{}: left as it is, nothing written: {}\n", o.model, r.why_not);
