@@ -170,6 +170,35 @@ TEST(SplitCli, PersonDetectFourByFourIsBelowHalfItsArena) {
   std::filesystem::remove(out);
 }
 
+// What fuzz/tflite_split_fuzz.cc does, on seeded corruptions of a real model: a refusal is
+// an InputError; a rewrite that returns bytes reads back as a valid graph.
+TEST(Split, CorruptedModelsAreRefusedOrSplitCleanly) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string original = ReadFileBytes(shared / "models/person_detect_96_int8.tflite");
+  std::mt19937 rng(11);
+  int split = 0, refused = 0;
+  for (int k = 0; k < 200; ++k) {
+    std::string bytes = original;
+    for (int j = 0; j < 3; ++j) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    try {
+      const auto chains = SplittableChains(bytes, "corrupt.tflite");
+      if (chains.empty()) continue;
+      SplitRequest request;
+      request.stage = SplitStage{chains[0].ops.first_op,
+                                 std::min(chains[0].ops.last_op, chains[0].ops.first_op + 2)};
+      request.patches = PatchGrid{2, 2};
+      const SplitResult r = SplitTflite(bytes, "corrupt.tflite", request);
+      ASSERT_TRUE(r.split);
+      ValidateGraph(ParseTflite(r.bytes, "split.tflite").graph);
+      ++split;
+    } catch (const InputError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(split, 0);
+  EXPECT_GT(refused, 0);
+}
+
 TEST(SplitCli, LeavesResnet8AsItIsAndSaysWhy) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const auto out = std::filesystem::temp_directory_path() / "memplan_split_test_resnet8.tflite";
