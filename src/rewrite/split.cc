@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -32,6 +33,7 @@ struct SpatialOp {
   int index = 0;                   // op index in subgraph 0
   std::string type;                // CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D
   int input = 0;                   // tensor read (input 0)
+  int input2 = -1;                 // ADD: the other operand (a stage tensor), else -1
   int output = 0;                  // tensor written
   int in_h = 0, in_w = 0;          // input height and width
   int out_h = 0, out_w = 0;        // output height and width
@@ -112,7 +114,8 @@ class SplitModel {
     const bool conv = s.type == "CONV_2D", depthwise = s.type == "DEPTHWISE_CONV_2D";
     s.pool = s.type == "AVERAGE_POOL_2D" || s.type == "MAX_POOL_2D";
     s.pad = s.type == "PAD";
-    if (!conv && !depthwise && !s.pool && !s.pad)
+    const bool add = s.type == "ADD";
+    if (!conv && !depthwise && !s.pool && !s.pad && !add)
       return fail("is not a spatial op the rewrite splits");
     if (op.inputs.empty() || op.outputs.size() != 1) return fail("has no input or output");
     s.input = op.inputs[0];
@@ -122,7 +125,7 @@ class SplitModel {
     };
     if (!valid(s.input) || !valid(s.output)) return fail("refers to a tensor that does not exist");
     for (std::size_t i = 1; i < op.inputs.size(); ++i)
-      if (op.inputs[i] >= 0 && (!valid(op.inputs[i]) || !IsConstant(op.inputs[i])))
+      if (!add && op.inputs[i] >= 0 && (!valid(op.inputs[i]) || !IsConstant(op.inputs[i])))
         return fail("has weights that are not constants");
     const auto& in = *sg.tensors[s.input];
     const auto& out = *sg.tensors[s.output];
@@ -134,6 +137,17 @@ class SplitModel {
     if (IsConstant(s.input)) return fail("reads a constant");
     s.in_h = in.shape[1], s.in_w = in.shape[2], s.out_h = out.shape[1], s.out_w = out.shape[2];
     if (s.pad) return PadOp(s, op, fail);
+    if (add) {
+      // Element by element on equal shapes: each patch adds its own part of both operands.
+      if (op.inputs.size() != 2 || !valid(op.inputs[1])) return fail("has no second operand");
+      const auto& other = *sg.tensors[op.inputs[1]];
+      if (IsConstant(op.inputs[1]) || other.shape != in.shape || in.shape != out.shape ||
+          other.type != in.type)
+        return fail("does not add two stage tensors of the output's shape");
+      s.input2 = op.inputs[1];
+      s.kernel_h = s.kernel_w = 1;
+      return s;
+    }
     Padding padding = Padding::VALID;
     int dilation_h = 1, dilation_w = 1;
     if (s.pool) {
@@ -224,9 +238,10 @@ class SplitModel {
           chain.ends_why = why;
           break;
         }
-        if (s->input != produced || readers_[produced] != 1) {
-          chain.ends_why = fmt::format("op {} ({}) does not read only op {}'s output", next,
-                                       s->type, chain.ops.last_op);
+        (void)produced;
+        if (!ReadsOnlyStage(*s, chain.ops.first_op, next)) {
+          chain.ends_why =
+              fmt::format("op {} ({}) reads a tensor from outside the chain", next, s->type);
           break;
         }
         chain.ops.last_op = next;
@@ -235,6 +250,20 @@ class SplitModel {
       i = chain.ops.last_op + 1;
     }
     return chains;
+  }
+
+  // Whether every tensor `s` reads is written by ops first..before-1 or is op first's input.
+  bool ReadsOnlyStage(const SpatialOp& s, int first, int before) const {
+    const auto& sg = *model_->subgraphs[0];
+    const int external = sg.operators[first]->inputs[0];
+    for (const int t : {s.input, s.input2}) {
+      if (t < 0 || t == external) continue;
+      bool produced = false;
+      for (int i = first; i < before && !produced; ++i)
+        produced = sg.operators[i]->outputs.size() == 1 && sg.operators[i]->outputs[0] == t;
+      if (!produced) return false;
+    }
+    return true;
   }
 
   // The stage's ops checked, or InputError.
@@ -249,12 +278,22 @@ class SplitModel {
     for (int i = stage.first_op; i <= stage.last_op; ++i) {
       const auto s = Spatial(i, why);
       if (!s) throw InputError(fmt::format("{}: cannot split: {}", source_, why));
-      if (!ops.empty() && (s->input != ops.back().output || readers_[s->input] != 1))
+      if (!ReadsOnlyStage(*s, stage.first_op, i))
         throw InputError(
-            fmt::format("{}: cannot split: op {} ({}) does not read only op {}'s output", source_,
-                        i, s->type, i - 1));
+            fmt::format("{}: cannot split: op {} ({}) reads a tensor from outside the stage",
+                        source_, i, s->type));
       ops.push_back(*s);
     }
+    // Every tensor the stage writes but the last is read by stage ops only.
+    std::map<int, int> stage_readers;
+    for (const auto& op : ops)
+      for (const int t : {op.input, op.input2})
+        if (t >= 0) ++stage_readers[t];
+    for (std::size_t k = 0; k + 1 < ops.size(); ++k)
+      if (stage_readers[ops[k].output] != readers_[ops[k].output])
+        throw InputError(
+            fmt::format("{}: cannot split: op {} ({})'s output is read after the stage", source_,
+                        ops[k].index, ops[k].type));
     return ops;
   }
 
@@ -397,19 +436,37 @@ class SplitModel::Rewriter {
     AddOp(Code("CONCATENATION", Version(output)), parts, output, std::move(u));
   }
 
+  // A tensor's part in one patch: the tensor holding it and the rows and columns it covers.
+  struct Part {
+    int tensor = -1;    // the patch tensor (or -1 while unknown)
+    Window rows, cols;  // what it covers, in the full tensor's coordinates
+  };
+
   // Emits one patch's ops (output rows [y0, y1), columns [x0, x1) of the stage's last op)
   // and returns the tensor holding its output.
   int Patch(int r, int c, int y0, int y1, int x0, int x1,
             std::vector<std::unique_ptr<fb::OperatorT>>& old_ops) {
-    // Backwards: each op's output window, then the input window it needs.
+    // Backwards: each tensor's rows and columns this patch needs (the bounding box over its
+    // readers), and per op the input window with the padding beyond the border.
     const std::size_t n = stage_.size();
-    std::vector<Window> rows_in(n), cols_in(n), rows_out(n), cols_out(n);
-    Window rows{y0, y1, 0, 0}, cols{x0, x1, 0, 0};
+    std::map<int, Part> need;
+    need[stage_.back().output] = {-1, {y0, y1, 0, 0}, {x0, x1, 0, 0}};
+    std::vector<Window> rows_in(n), cols_in(n);
+    const auto widen = [&](int tensor, const Window& wr, const Window& wc) {
+      auto [it, fresh] =
+          need.try_emplace(tensor, Part{-1, {wr.lo, wr.hi, 0, 0}, {wc.lo, wc.hi, 0, 0}});
+      if (fresh) return;
+      it->second.rows.lo = std::min(it->second.rows.lo, wr.lo);
+      it->second.rows.hi = std::max(it->second.rows.hi, wr.hi);
+      it->second.cols.lo = std::min(it->second.cols.lo, wc.lo);
+      it->second.cols.hi = std::max(it->second.cols.hi, wc.hi);
+    };
     for (std::size_t k = n; k-- > 0;) {
       const SpatialOp& s = stage_[k];
-      rows_out[k] = rows, cols_out[k] = cols;
-      rows_in[k] = InputWindow(rows.lo, rows.hi, s.stride_h, s.pad_top, s.kernel_h, s.in_h);
-      cols_in[k] = InputWindow(cols.lo, cols.hi, s.stride_w, s.pad_left, s.kernel_w, s.in_w);
+      const Part& out = need.at(s.output);
+      rows_in[k] = InputWindow(out.rows.lo, out.rows.hi, s.stride_h, s.pad_top, s.kernel_h, s.in_h);
+      cols_in[k] =
+          InputWindow(out.cols.lo, out.cols.hi, s.stride_w, s.pad_left, s.kernel_w, s.in_w);
       if (rows_in[k].lo >= rows_in[k].hi || cols_in[k].lo >= cols_in[k].hi)
         throw InputError(fmt::format("{}: cannot split: patch r{}c{} of op {} reads nothing",
                                      source_, r, c, s.index));
@@ -417,41 +474,47 @@ class SplitModel::Rewriter {
           (rows_in[k].pad_lo || rows_in[k].pad_hi || cols_in[k].pad_lo || cols_in[k].pad_hi))
         throw InputError(fmt::format("{}: cannot split: op {} ({}) would pool over padding",
                                      source_, s.index, s.type));
-      rows = {rows_in[k].lo, rows_in[k].hi, 0, 0};
-      cols = {cols_in[k].lo, cols_in[k].hi, 0, 0};
+      widen(s.input, rows_in[k], cols_in[k]);
+      if (s.input2 >= 0) widen(s.input2, rows_in[k], cols_in[k]);
     }
-    // The window of the stage's input.
-    const SpatialOp& first = stage_.front();
-    const int channels = sg_.tensors[first.input]->shape[3];
-    int current = AddTensor(PatchName(r, c, first.input, ":slice"), first.input,
-                            {1, rows_in[0].hi - rows_in[0].lo, cols_in[0].hi - cols_in[0].lo});
+    // The stage input's window, cut once.
+    const int external = stage_.front().input;
     {
-      const int begin = AddInts(PatchName(r, c, first.input, ":begin"),
-                                {0, rows_in[0].lo, cols_in[0].lo, 0}, {4});
-      const int end = AddInts(PatchName(r, c, first.input, ":end"),
-                              {1, rows_in[0].hi, cols_in[0].hi, channels}, {4});
-      const int strides = AddInts(PatchName(r, c, first.input, ":strides"), {1, 1, 1, 1}, {4});
-      fb::BuiltinOptionsUnion u;
-      u.Set(fb::StridedSliceOptionsT{});
-      AddOp(Code("STRIDED_SLICE", Version(first.input)), {first.input, begin, end, strides},
-            current, std::move(u));
+      Part& part = need.at(external);
+      part.tensor =
+          Slice(PatchName(r, c, external, ":slice"), external, part.rows, part.cols, {0, 0, 0, 0});
     }
+    int result = -1;
     for (std::size_t k = 0; k < n; ++k) {
       const SpatialOp& s = stage_[k];
       const Window& wr = rows_in[k];
       const Window& wc = cols_in[k];
-      if (wr.pad_lo || wr.pad_hi || wc.pad_lo || wc.pad_hi) current = Pad(r, c, s, current, wr, wc);
-      if (s.pad) continue;  // the patch's part of a PAD op is its border, written just now
+      // Each operand cut to this op's window where its part covers more (another reader
+      // needed a wider one), then padded where the window reaches past the border.
+      const auto operand = [&](int tensor, std::string_view tag) {
+        const Part& part = need.at(tensor);
+        int t = part.tensor;
+        if (part.rows.lo != wr.lo || part.rows.hi != wr.hi || part.cols.lo != wc.lo ||
+            part.cols.hi != wc.hi)
+          t = Slice(PatchName(r, c, tensor, fmt::format(":crop{}{}", s.index, tag)), t, wr, wc,
+                    {part.rows.lo, part.cols.lo, 0, 0});
+        if (wr.pad_lo || wr.pad_hi || wc.pad_lo || wc.pad_hi) t = Pad(r, c, s, t, wr, wc);
+        return t;
+      };
+      const int current = operand(s.input, "");
+      Part& out = need.at(s.output);
+      if (s.pad) {
+        out.tensor = current;  // the patch's part of a PAD op is its border, written just now
+        result = current;
+        continue;
+      }
       // The op itself, VALID, on the same weights.
       auto op = std::move(old_ops[static_cast<std::size_t>(s.index)]);
       op->inputs[0] = current;
-      const int out =
-          k + 1 == n
-              ? AddTensor(PatchName(r, c, s.output, ""), s.output,
-                          {1, rows_out[k].hi - rows_out[k].lo, cols_out[k].hi - cols_out[k].lo})
-              : AddTensor(PatchName(r, c, s.output, ""), s.output,
-                          {1, rows_out[k].hi - rows_out[k].lo, cols_out[k].hi - cols_out[k].lo});
-      op->outputs[0] = out;
+      if (s.input2 >= 0) op->inputs[1] = operand(s.input2, "b");
+      out.tensor = AddTensor(PatchName(r, c, s.output, ""), s.output,
+                             {1, out.rows.hi - out.rows.lo, out.cols.hi - out.cols.lo});
+      op->outputs[0] = out.tensor;
       if (auto* o = op->builtin_options.AsConv2DOptions()) o->padding = Padding::VALID;
       if (auto* o = op->builtin_options.AsDepthwiseConv2DOptions()) o->padding = Padding::VALID;
       if (auto* o = op->builtin_options.AsPool2DOptions()) o->padding = Padding::VALID;
@@ -459,9 +522,27 @@ class SplitModel::Rewriter {
       auto copy = std::make_unique<fb::OperatorT>(*op);
       old_ops[static_cast<std::size_t>(s.index)] = std::move(copy);
       sg_.operators.push_back(std::move(op));
-      current = out;
+      result = out.tensor;
     }
-    return current;
+    return result;
+  }
+
+  // STRIDED_SLICE of rows and columns (full-tensor coordinates) of `from`, whose first row
+  // and column sit at origin[0] and origin[1] of the full tensor.
+  int Slice(std::string name, int from, const Window& rows, const Window& cols,
+            std::array<int, 4> origin) {
+    const int like = from;
+    const int channels = sg_.tensors[like]->shape[3];
+    const int out = AddTensor(name, like, {1, rows.hi - rows.lo, cols.hi - cols.lo});
+    const int begin =
+        AddInts(name + ":begin", {0, rows.lo - origin[0], cols.lo - origin[1], 0}, {4});
+    const int end =
+        AddInts(name + ":end", {1, rows.hi - origin[0], cols.hi - origin[1], channels}, {4});
+    const int strides = AddInts(name + ":strides", {1, 1, 1, 1}, {4});
+    fb::BuiltinOptionsUnion u;
+    u.Set(fb::StridedSliceOptionsT{});
+    AddOp(Code("STRIDED_SLICE", Version(from)), {from, begin, end, strides}, out, std::move(u));
+    return out;
   }
 
   // Explicit padding of a patch's window where it reaches beyond the image.
