@@ -17,7 +17,8 @@ constexpr int kPlaceholderForGreaterCodes = 127;
 
 }  // namespace
 
-std::unique_ptr<fb::ModelT> LoadModel(std::string_view bytes, std::string_view source) {
+std::unique_ptr<fb::ModelT> LoadModel(std::string_view bytes, std::string_view source,
+                                      std::string* unknown_options) {
   if (bytes.size() < 8 || bytes.size() > kMaxFile)
     throw InputError(
         fmt::format("{}: not a TensorFlow Lite model ({} bytes)", source, bytes.size()));
@@ -38,12 +39,15 @@ std::unique_ptr<fb::ModelT> LoadModel(std::string_view bytes, std::string_view s
     for (std::size_t i = 0; i < sg.operators.size(); ++i) {
       const auto& op = *sg.operators[i];
       if (op.builtin_options.type != fb::BuiltinOptions::NONE &&
-          op.builtin_options.value == nullptr)
-        throw InputError(fmt::format(
-            "{}: subgraph {} op {} ({}) has builtin options of type {} that the rewrite does "
+          op.builtin_options.value == nullptr) {
+        std::string message = fmt::format(
+            "subgraph {} op {} ({}) has builtin options of type {} that the rewrite does "
             "not know; rewriting would lose them",
-            source, s, i, BuiltinOperatorName(BuiltinCodeOf(*model, op)),
-            static_cast<int>(op.builtin_options.type)));
+            s, i, BuiltinOperatorName(BuiltinCodeOf(*model, op)),
+            static_cast<int>(op.builtin_options.type));
+        if (!unknown_options) throw InputError(fmt::format("{}: {}", source, message));
+        if (unknown_options->empty()) *unknown_options = std::move(message);
+      }
     }
   }
   return model;

@@ -14,7 +14,10 @@ namespace fb = memplan::rewrite::fb;
 // Verifies and unpacks a model. InputError naming `source` for bytes that are not a
 // TensorFlow Lite model, for data stored outside the flatbuffer, and for an op whose
 // builtin options are of a type the rewrite's schema does not declare (they would be lost).
-std::unique_ptr<fb::ModelT> LoadModel(std::string_view bytes, std::string_view source);
+// With `unknown_options` set, such an op is not refused: the message goes there instead
+// (for callers that then leave the model as it is).
+std::unique_ptr<fb::ModelT> LoadModel(std::string_view bytes, std::string_view source,
+                                      std::string* unknown_options = nullptr);
 
 // Serialises a model (file identifier "TFL3").
 std::string SaveModel(const fb::ModelT& model);

@@ -73,7 +73,7 @@ int OutputSize(Padding padding, int in, int kernel, int stride) {
 class SplitModel {
  public:
   SplitModel(std::string_view bytes, std::string_view source)
-      : model_(rewrite::LoadModel(bytes, source)), source_(source) {
+      : model_(rewrite::LoadModel(bytes, source, &unknown_options_)), source_(source) {
     if (model_->subgraphs.empty() || !model_->subgraphs[0])
       throw InputError(fmt::format("{}: the model has no subgraph", source));
     const auto& sg = *model_->subgraphs[0];
@@ -86,6 +86,8 @@ class SplitModel {
   }
 
   const fb::ModelT& model() const { return *model_; }
+  // Non-empty when an op's options would be lost by rewriting (the model is left alone).
+  const std::string& unknown_options() const { return unknown_options_; }
   const std::string& source() const { return source_; }
 
   std::string TypeOf(int op) const {
@@ -303,6 +305,7 @@ class SplitModel {
  private:
   class Rewriter;
 
+  std::string unknown_options_;  // why the model cannot be rewritten faithfully, if so
   std::unique_ptr<fb::ModelT> model_;
   std::string source_;
   std::vector<int> readers_;  // per tensor of subgraph 0: ops reading it (+1 if an output)
@@ -655,6 +658,12 @@ SplitResult SplitTflite(std::string_view bytes, std::string_view source,
   SplitResult result;
   result.macs_before = Macs(model.model());
   result.ops_before = model.model().subgraphs[0]->operators.size();
+  if (!model.unknown_options().empty()) {
+    if (request.patches && request.stage)
+      throw InputError(fmt::format("{}: {}", source, model.unknown_options()));
+    result.why_not = model.unknown_options();
+    return result;
+  }
   const auto finish = [&](const fb::ModelT& rewritten) {
     result.split = true;
     result.bytes = rewrite::SaveModel(rewritten);
