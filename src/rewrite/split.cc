@@ -683,8 +683,8 @@ SplitResult SplitTflite(std::string_view bytes, std::string_view source,
   const auto chains = model.Chains();
   if (chains.empty()) {
     result.why_not =
-        "no op is a splittable spatial op (CONV_2D, DEPTHWISE_CONV_2D, or a pool "
-        "without padding on batch-1 float32, int8 or uint8 NHWC tensors)";
+        "no op is a splittable spatial op (CONV_2D, DEPTHWISE_CONV_2D, PAD, ADD, or a pool "
+        "without padding, on batch-1 float32, int8 or uint8 NHWC tensors)";
     return result;
   }
   std::vector<SplitStage> stages;
