@@ -171,6 +171,12 @@ TEST(SplitCli, PersonDetectFourByFourIsBelowHalfItsArena) {
   // The written model carries its offline plan and stays exact.
   EXPECT_TRUE(ParseTflite(written, "written").offline_plan.has_value());
   EXPECT_GT(ExpectSameOutputs(ReadFileBytes(model), written, ""), 10u);
+  // inspect names the patch groups and the stage's ops.
+  const auto shown = testing::RunMemplan("inspect " + testing::Quote(out.string()));
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("split: 4x4 patch groups"), std::string::npos) << shown.out;
+  EXPECT_EQ(PatchGroupOf("split:r1c2:conv/out:slice"), "split:r1c2");
+  EXPECT_EQ(PatchGroupOf("conv/out"), "");
   std::filesystem::remove(out);
 }
 
