@@ -12,6 +12,7 @@
 #include "memplan/reference_eval.h"
 #include "memplan/split.h"
 #include "memplan/tflite.h"
+#include "src/rewrite/model_io.h"
 #include "src/rewrite/quantized_math.h"
 #include "tests/test_support.h"
 
@@ -60,6 +61,103 @@ std::vector<std::vector<std::uint8_t>> RandomInputs(const Graph& g, std::uint32_
     inputs.push_back(std::move(bytes));
   }
   return inputs;
+}
+
+// The evaluator's first op against the same convolution computed in double precision from
+// real values (dequantized for int8): float32 agrees to rounding, int8 to one step.
+void ExpectFirstOpMatchesDirectSums(const std::string& bytes, double tolerance) {
+  const auto model = rewrite::LoadModel(bytes, "model");
+  const auto& sg = *model->subgraphs[0];
+  const auto& op = *sg.operators[0];
+  const auto& in = *sg.tensors[op.inputs[0]];
+  const auto& w = *sg.tensors[op.inputs[1]];
+  const auto& b = *sg.tensors[op.inputs[2]];
+  const auto& out = *sg.tensors[op.outputs[0]];
+  const bool depthwise = op.builtin_options.AsDepthwiseConv2DOptions() != nullptr;
+  int stride = 0;
+  rewrite::fb::ActivationFunctionType act{};
+  if (depthwise) {
+    stride = op.builtin_options.AsDepthwiseConv2DOptions()->stride_h;
+    act = op.builtin_options.AsDepthwiseConv2DOptions()->fused_activation_function;
+  } else {
+    stride = op.builtin_options.AsConv2DOptions()->stride_h;
+    act = op.builtin_options.AsConv2DOptions()->fused_activation_function;
+  }
+  const Graph g = ParseTflite(bytes, "model").graph;
+  const auto inputs = RandomInputs(g, 5);
+  EvalOptions options;
+  options.until_tensor = out.name;
+  const EvalResult r = EvaluateTflite(bytes, "model", inputs, options);
+  const auto& y = r.tensors[static_cast<std::size_t>(op.outputs[0])];
+  const bool quantized = in.type == rewrite::fb::TensorType::INT8;
+  const auto& x = inputs[0];
+  const auto& wd = model->buffers[w.buffer]->data;
+  const auto& bd = model->buffers[b.buffer]->data;
+  const auto value = [&](const std::vector<std::uint8_t>& d, std::size_t i, bool q, float scale,
+                         std::int64_t zp) -> double {
+    if (q) return scale * (static_cast<std::int8_t>(d[i]) - zp);
+    float f;
+    std::memcpy(&f, d.data() + 4 * i, 4);
+    return f;
+  };
+  const int H = in.shape[1], W = in.shape[2], C = in.shape[3];
+  const int OH = out.shape[1], OW = out.shape[2], OC = out.shape[3];
+  const int KH = w.shape[1], KW = w.shape[2];
+  const int pad = std::max((OH - 1) * stride + KH - H, 0) / 2;
+  double worst = 0;
+  for (int oy = 0; oy < OH; ++oy)
+    for (int ox = 0; ox < OW; ++ox)
+      for (int oc = 0; oc < OC; ++oc) {
+        const float ws =
+            quantized ? w.quantization->scale[w.quantization->scale.size() == 1 ? 0 : oc] : 1.0f;
+        const float is = quantized ? in.quantization->scale[0] : 1.0f;
+        const std::int64_t izp = quantized ? in.quantization->zero_point[0] : 0;
+        double sum = 0;
+        if (quantized) {
+          std::int32_t bias;
+          std::memcpy(&bias, bd.data() + 4 * oc, 4);
+          sum = static_cast<double>(is) * ws * bias;
+        } else {
+          sum = value(bd, static_cast<std::size_t>(oc), false, 0, 0);
+        }
+        for (int ky = 0; ky < KH; ++ky)
+          for (int kx = 0; kx < KW; ++kx) {
+            const int iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            for (int ic = depthwise ? oc / (OC / C) : 0; ic < (depthwise ? oc / (OC / C) + 1 : C);
+                 ++ic) {
+              const std::size_t xi = (static_cast<std::size_t>(iy) * W + ix) * C + ic;
+              const std::size_t wi =
+                  depthwise ? (static_cast<std::size_t>(ky) * KW + kx) * OC + oc
+                            : ((static_cast<std::size_t>(oc) * KH + ky) * KW + kx) * C + ic;
+              sum += value(x, xi, quantized, is, izp) * value(wd, wi, quantized, ws, 0);
+            }
+          }
+        if (act == rewrite::fb::ActivationFunctionType::RELU) sum = std::max(sum, 0.0);
+        if (act == rewrite::fb::ActivationFunctionType::RELU6) sum = std::clamp(sum, 0.0, 6.0);
+        const std::size_t at = (static_cast<std::size_t>(oy) * OW + ox) * OC + oc;
+        double got = 0, expected = sum;
+        if (quantized) {
+          const double q =
+              std::round(sum / out.quantization->scale[0]) + out.quantization->zero_point[0];
+          expected = std::clamp(q, -128.0, 127.0);
+          got = static_cast<std::int8_t>(y[at]);
+        } else {
+          got = value(y, at, false, 0, 0);
+        }
+        worst = std::max(worst,
+                         std::abs(got - expected) / (quantized ? 1.0 : 1.0 + std::abs(expected)));
+      }
+  EXPECT_LE(worst, tolerance);
+}
+
+TEST(ReferenceEval, FirstLayersMatchDirectSums) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  // person_detect starts with an int8 DEPTHWISE_CONV_2D, vww with a float CONV_2D.
+  ExpectFirstOpMatchesDirectSums(ReadFileBytes(shared / "models/person_detect_96_int8.tflite"),
+                                 1.0);
+  ExpectFirstOpMatchesDirectSums(ReadFileBytes(shared / "models/tinymlperf_vww_96_float.tflite"),
+                                 1e-5);
 }
 
 // Runs both models to the stage's output (or to the end) on three random inputs and
