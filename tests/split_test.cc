@@ -320,6 +320,25 @@ TEST(SplitCli, LeavesAModelAsItIsAndSaysWhy) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// A model that already carries an offline plan (here: a split model) splits again.
+TEST(SplitCli, SplitsAModelWithAnOfflinePlan) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto once = dir / "memplan_split_test_once.tflite";
+  const auto twice = dir / "memplan_split_test_twice.tflite";
+  const auto model = shared / "models/tinymlperf_resnet8_cifar10_int8.tflite";
+  ASSERT_EQ(testing::RunMemplan("split " + testing::Quote(model.string()) + " -o " +
+                                testing::Quote(once.string()) + " -q")
+                .exit_code,
+            0);
+  const auto r = testing::RunMemplan("split " + testing::Quote(once.string()) + " -o " +
+                                     testing::Quote(twice.string()) + " -q -f json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("arena_before"), std::string::npos) << r.out;
+  std::filesystem::remove(once);
+  std::filesystem::remove(twice);
+}
+
 TEST(SplitCli, BadArgumentsAreUsageErrors) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const auto model = testing::Quote((shared / "models/person_detect_96_int8.tflite").string());

@@ -12,6 +12,7 @@
 #include "memplan/records_io.h"
 #include "memplan/split.h"
 #include "memplan/table.h"
+#include "memplan/tflite.h"
 #include "tools/commands.h"
 #include "tools/embed_plan.h"
 
@@ -91,8 +92,10 @@ void RunSplit(const SplitOptions& o) {
   request.stage = ParseStage(o.stage);
   request.max_extra_macs = ParseFraction(o.max_extra_macs);
   const std::string bytes = ReadFileBytes(o.model);
-  // memplan's best today: embed with outputs in place and the best operator order.
-  const EmbeddedPlan before = EmbedPlanInModel(bytes, o.model, true, true);
+  // memplan's best today: embed with outputs in place and the best operator order (a
+  // model that already carries an offline plan keeps its order: the plan is made for it).
+  const bool planned = ParseTflite(bytes, o.model).offline_plan.has_value();
+  const EmbeddedPlan before = EmbedPlanInModel(bytes, o.model, !planned, true);
   // The search plans each candidate in its own order (patch after patch): the order
   // search on hundreds of patch ops costs more than it finds.
   request.arena_of = [&](const std::string& model) {
