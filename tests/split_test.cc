@@ -332,7 +332,8 @@ TEST(SplitCli, SplitsAModelWithAnOfflinePlan) {
                 .exit_code,
             0);
   const auto r = testing::RunMemplan("split " + testing::Quote(once.string()) + " -o " +
-                                     testing::Quote(twice.string()) + " -q -f json");
+                                     testing::Quote(twice.string()) +
+                                     " -q -f json --stage 28..28 --patches 2x2");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("arena_before"), std::string::npos) << r.out;
   std::filesystem::remove(once);
