@@ -13,6 +13,7 @@
 #include "memplan/table.h"
 #include "memplan/tflite.h"
 #include "tools/commands.h"
+#include "tools/embed_plan.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
 #include "tools/offline_check.h"
@@ -110,15 +111,14 @@ std::vector<std::string> MisreadVariables(const Graph& g,
   return out;
 }
 
-EmbedReport Embed(const EmbedOptions& o) {
+// Plans the model `bytes` and returns the report and the model with the plan written.
+EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::string& written) {
   const auto start = std::chrono::steady_clock::now();
-  CheckPaths(o);
   const auto keys = ExpandStrategies({o.strategy});
   if (keys.size() != 1 || !keys[0].starts_with("offsets/"))
     throw UsageError(fmt::format(
         "--strategy {}: embed writes one offsets plan; give offsets/NAME (e.g. best, exact)",
         o.strategy));
-  const std::string bytes = ReadFileBytes(o.model);
   TfliteModel model = ParseTflite(bytes, o.model);
   // An offline plan TFLM would refuse is replaced, not kept.
   if (model.offline_plan && !model.offline_plan->problem.empty()) {
@@ -162,7 +162,7 @@ EmbedReport Embed(const EmbedOptions& o) {
                "later at its index in subgraph 0; it would place {} in the arena's head at "
                "subgraph 0's offsets\n",
                fmt::join(misread, ", "));
-  const std::string written = EmbedInTflite(bytes, o.model, embedding);
+  written = EmbedInTflite(bytes, o.model, embedding);
 
   // What TFLM will read: the written model's offline plan, checked on its own terms.
   const Workload back =
@@ -177,10 +177,17 @@ EmbedReport Embed(const EmbedOptions& o) {
         check.violations.empty()
             ? fmt::format("{} tensors online, arena {}", check.online, check.arena_bytes)
             : check.violations[0].message));
-  WriteFileAtomically(o.out, written);
   r.output_bytes = written.size();
   r.ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+EmbedReport Embed(const EmbedOptions& o) {
+  CheckPaths(o);
+  std::string written;
+  const EmbedReport r = EmbedInBytes(o, ReadFileBytes(o.model), written);
+  WriteFileAtomically(o.out, written);
   return r;
 }
 
@@ -224,6 +231,21 @@ void RunEmbed(const EmbedOptions& o) {
 }
 
 }  // namespace
+
+EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label, bool reorder,
+                              bool quiet) {
+  EmbedOptions o;
+  o.model = label;
+  o.out = label;
+  o.reorder = reorder;
+  o.quiet = quiet;
+  EmbeddedPlan plan;
+  const EmbedReport r = EmbedInBytes(o, bytes, plan.bytes);
+  plan.arena = r.arena;
+  plan.plain_arena = r.plain_arena;
+  plan.order_changed = r.order_changed;
+  return plan;
+}
 
 void AddEmbedCommand(CLI::App& app) {
   auto options = std::make_shared<EmbedOptions>();

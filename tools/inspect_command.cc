@@ -10,6 +10,7 @@
 #include "memplan/error.h"
 #include "memplan/lifetimes.h"
 #include "memplan/shape_binding.h"
+#include "memplan/split.h"
 #include "memplan/table.h"
 #include "memplan/tflite.h"
 #include "memplan/zoo.h"
@@ -196,6 +197,12 @@ Json InspectionJson(const std::string& input, const Inspection& in) {
   j["subgraphs"] = std::move(subgraphs);
   j["ops"] = g.OpCount();
   j["ops_by_type"] = in.ops_by_type;
+  if (const auto split = DescribeSplit(g))
+    j["split"] = {{"rows", split->rows},
+                  {"cols", split->cols},
+                  {"first_op", split->first_op},
+                  {"last_op", split->last_op},
+                  {"patch_tensors", split->tensors}};
   j["tensors"] = g.TensorCount();
   j["constant"] = {{"tensors", in.constant_tensors}, {"bytes", in.constant_bytes}};
   j["variable"] = {{"tensors", in.variable_tensors}, {"bytes", in.variable_bytes}};
@@ -262,6 +269,12 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
                        r.tensor, At(g, r).why_unsized);
   for (const TfliteMetadata& m : in.model.metadata)
     out += fmt::format("metadata: '{}' (buffer {}, {} B)\n", m.name, m.buffer, m.bytes);
+  if (const auto split = DescribeSplit(g))
+    out += fmt::format(
+        "split: {}x{} patch groups (tensors split:r0c0:... to split:r{}c{}:..., {} in all); "
+        "ops {}..{} run the stage patch after patch\n",
+        split->rows, split->cols, split->rows - 1, split->cols - 1, split->tensors, split->first_op,
+        split->last_op);
   if (!in.model.offline_plan) {
     out += "offline plan: none\n";
     return out;

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   memplan::cli::AddInspectCommand(app);
   memplan::cli::AddRunCommand(app);
   memplan::cli::AddEmbedCommand(app);
+  memplan::cli::AddSplitCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
