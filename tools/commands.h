@@ -12,5 +12,6 @@ void AddRulesCommand(CLI::App& app);
 void AddInspectCommand(CLI::App& app);
 void AddRunCommand(CLI::App& app);
 void AddEmbedCommand(CLI::App& app);
+void AddArenaCommand(CLI::App& app);
 
 }  // namespace memplan::cli
