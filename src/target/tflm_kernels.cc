@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "src/target/tflm_structs.h"
 
 namespace memplan::target {
@@ -170,6 +172,10 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
   } else if (type == "RESHAPE") {
     Builtin(m, StructLayout(abi).Add(kInt, 8).Add(kInt).Done());  // shape[8], num_dimensions
     AddTemps(m, {in0, out0});
+    // An output shape with a dimension to infer (-1) gets a writable copy of its dims.
+    if (const Tensor* o = v.TensorAt(out0);
+        o && std::any_of(o->shape.begin(), o->shape.end(), [](std::int64_t d) { return d < 0; }))
+      m.prepare.push_back(IntArrayBytes(o->shape.size()));
   } else if (type == "SQUEEZE") {
     Builtin(m, StructLayout(abi).Add(kInt, 8).Add(kInt).Done());  // squeeze_dims[8], count
     AddTemps(m, {in0, out0});
@@ -251,6 +257,8 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     };
     if (adj_x) transposed(in0);
     if (!adj_y) transposed(in1);
+    // The output's dims are copied into the arena before they are rewritten.
+    m.prepare.push_back(IntArrayBytes(v.Rank(out0)));
   } else if (type == "RFFT2D" || type == "COMPLEX_ABS") {
     m.unsupported = fmt::format("{} (no reference kernel in TFLM)", type);
     m.known = false;
