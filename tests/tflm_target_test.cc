@@ -91,7 +91,7 @@ TEST(TflmTarget, EveryHost64FigureEqualsRealTflm) {
     for (const auto& line : m["print_allocations"]) expected += line.get<std::string>() + "\n";
     EXPECT_EQ(TflmPrintAllocations(f), expected);
   }
-  EXPECT_GE(models, 9u);
+  EXPECT_EQ(models, real["models"].size());  // no model is a lower bound
 }
 
 }  // namespace

@@ -259,6 +259,27 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     if (!adj_y) transposed(in1);
     // The output's dims are copied into the arena before they are rewritten.
     m.prepare.push_back(IntArrayBytes(v.Rank(out0)));
+  } else if (type == "UNIDIRECTIONAL_SEQUENCE_LSTM") {
+    // activation, cell_clip, proj_clip, time_major, asymmetric_quantize_inputs,
+    // diagonal_recurrent_tensors
+    Builtin(m, StructLayout(abi).Add(kInt, 3).Add(kBool, 3).Done());
+    // OpDataLSTM: size info (time_major, batch, steps, input and state dimensions), cell
+    // state info (clip, int16 clip, scale power), the cell gate's activation, four gates of
+    // two FullyConnectedParams, three ArithmeticParams, four scratch indices.
+    const Layout fc_params = StructLayout(abi).Add(kInt, 9).Add(kBool, 3).Done();
+    const Layout gate = StructLayout(abi).Add(fc_params, 2).Done();
+    m.init.push_back(StructLayout(abi)
+                         .Add(StructLayout(abi).Add(kBool).Add(kInt, 4).Done())
+                         .Add(StructLayout(abi).Add(kInt).Add(Field::kInt16).Add(kInt).Done())
+                         .Add(kInt)
+                         .Add(gate, 4)
+                         .Add(ArithmeticParams(abi), 3)
+                         .Add(kInt, 4)
+                         .Done()
+                         .size);
+    // LstmTensors views every present input and the output.
+    for (std::size_t k = 0; k < v.Inputs(); ++k) AddTemps(m, {v.In(k)});
+    AddTemps(m, {out0});
   } else if (type == "RFFT2D" || type == "COMPLEX_ABS") {
     m.unsupported = fmt::format("{} (no reference kernel in TFLM)", type);
     m.known = false;
