@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <stdexcept>
 
 #include "memplan/error.h"
@@ -49,7 +50,10 @@ constexpr std::array<std::pair<const char*, const char*>, kCategories> kCategory
 // tail grows down from the end. Failures are remembered; later calls do nothing.
 class SimArena {
  public:
-  explicit SimArena(Bytes size) : end_(size), tail_(size) {}
+  // One buffer of `size` bytes; or, with `non_persistent` set, two buffers: the tail in
+  // one of `size` bytes, head and temp in one of `*non_persistent` bytes.
+  explicit SimArena(Bytes size, std::optional<Bytes> non_persistent = std::nullopt)
+      : end_(size), tail_(size), non_persistent_(non_persistent) {}
 
   bool ok() const { return ok_; }
   Bytes tail_used() const { return end_ - tail_; }
@@ -58,7 +62,8 @@ class SimArena {
   // AllocatePersistentBuffer: align_down(tail - size); below the head fails.
   void Persistent(Bytes size, Bytes alignment) {
     if (!ok_) return;
-    if (size > tail_ || AlignDown(tail_ - size, alignment) < head_) {
+    const Bytes floor = non_persistent_ ? 0 : head_;
+    if (size > tail_ || AlignDown(tail_ - size, alignment) < floor) {
       ok_ = false;
       return;
     }
@@ -68,7 +73,7 @@ class SimArena {
   void Temp(Bytes size, Bytes alignment) {
     if (!ok_) return;
     const Bytes at = AlignUp(temp_, alignment);
-    if (at > tail_ || tail_ - at < size) {
+    if (at > limit() || limit() - at < size) {
       ok_ = false;
       return;
     }
@@ -79,7 +84,7 @@ class SimArena {
   // ResizeBuffer of the head (temp must be reset).
   void ResizeHead(Bytes size) {
     if (!ok_) return;
-    if (size > tail_) {
+    if (size > limit()) {
       ok_ = false;
       return;
     }
@@ -89,18 +94,25 @@ class SimArena {
   // GetAvailableMemory(alignment).
   Bytes Available(Bytes alignment) const {
     const Bytes from = AlignUp(temp_, alignment);
-    const Bytes to = AlignDown(tail_, alignment);
+    const Bytes to = AlignDown(limit(), alignment);
     return to > from ? to - from : 0;
   }
   void Fail() { ok_ = false; }
+  // Non-persistent bytes something needs up to `end` (the planner's working memory).
+  void NoteNeed(Bytes end) { peak_non_persistent_ = std::max(peak_non_persistent_, end); }
+  Bytes temp() const { return temp_; }
   Bytes peak_non_persistent() const { return peak_non_persistent_; }
 
  private:
+  // Where head and temp must stop: the tail, or the end of their own buffer.
+  Bytes limit() const { return non_persistent_ ? *non_persistent_ : tail_; }
+
   Bytes end_;
   Bytes tail_;
   Bytes head_ = 0;
   Bytes temp_ = 0;
-  Bytes peak_non_persistent_ = 0;  // high-water mark of head and temp
+  Bytes peak_non_persistent_ = 0;        // high-water mark of head and temp
+  std::optional<Bytes> non_persistent_;  // two buffers: the non-persistent one's size
   bool ok_ = true;
 };
 
@@ -123,8 +135,10 @@ class Replayer {
            const ModelMemory& memory)
       : graph_(graph), abi_(abi), plan_(plan), memory_(memory) {}
 
-  Replay Run(Bytes arena_size) const {
-    SimArena a(arena_size);
+  // One arena of `arena_size` bytes as RecordingMicroInterpreter uses it; or, with
+  // `non_persistent`, MicroAllocator::Create with two buffers (no recording objects).
+  Replay Run(Bytes arena_size, std::optional<Bytes> non_persistent = std::nullopt) const {
+    SimArena a(arena_size, non_persistent);
     Replay r;
     // Records an allocation in a category: the tail's move, the bytes asked, the count.
     auto record = [&](Category c, Bytes size, Bytes alignment, std::uint64_t count) {
@@ -137,10 +151,19 @@ class Replayer {
     };
     auto object = [&](const Layout& l) { a.Persistent(l.size, l.align); };
 
-    // RecordingMicroAllocator::Create: the arena allocator, the planner, the allocator.
-    object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
-    object(target::GreedyMemoryPlannerLayout(abi_));
-    object(target::RecordingMicroAllocatorLayout(abi_));
+    if (!non_persistent) {
+      // RecordingMicroAllocator::Create: the arena allocator, the planner, the allocator.
+      object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
+      object(target::GreedyMemoryPlannerLayout(abi_));
+      object(target::RecordingMicroAllocatorLayout(abi_));
+    } else {
+      // MicroAllocator::Create with two buffers: both arena allocators, the planner, the
+      // allocator, all in the persistent buffer.
+      object(target::PersistentArenaBufferAllocatorLayout(abi_));
+      object(target::NonPersistentArenaBufferAllocatorLayout(abi_));
+      object(target::GreedyMemoryPlannerLayout(abi_));
+      object(target::MicroAllocatorLayout(abi_));
+    }
     // StartModelAllocation.
     object(target::MicroBuiltinDataAllocatorLayout(abi_));
     const Layout request = target::ScratchBufferRequestLayout(abi_);
@@ -203,9 +226,11 @@ class Replayer {
     }
     // The planner gets all memory left and needs so much per buffer.
     const Bytes planner_memory = a.Available(kArenaAlignment);
-    if (planner_memory / target::GreedyPlannerBytesPerBuffer(abi_) < plan_.planned_buffers)
-      a.Fail();
-    a.Temp(planner_memory, kArenaAlignment);
+    const Bytes planner_needs = target::GreedyPlannerBytesPerBuffer(abi_) * plan_.planned_buffers;
+    a.NoteNeed(AlignUp(a.temp(), kArenaAlignment) + planner_needs);
+    if (planner_memory < planner_needs) a.Fail();
+    // (It takes all that memory, but only until the plan is made: nothing is placed after
+    // it before the temp section is reset.)
     a.ResetTemp();
     a.ResizeHead(0);
     a.ResizeHead(plan_.head);
@@ -307,8 +332,13 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
     (replayer.Run(mid).ok ? hi : lo) = mid;
   }
   out.minimal_arena = hi;
-  out.two_buffer_persistent = 0;
-  out.two_buffer_non_persistent = 0;
+  // Two buffers: the persistent one holds the tail (its end aligned down to 16), the
+  // other the head and temp at their peak.
+  const Replay two = replayer.Run(roomy, roomy);
+  out.two_buffer_persistent = AlignUp(two.tail, kArenaAlignment);
+  out.two_buffer_non_persistent = two.peak_non_persistent;
+  if (!replayer.Run(out.two_buffer_persistent, out.two_buffer_non_persistent).ok)
+    throw std::logic_error("the two-buffer sizes found do not replay");
   return out;
 }
 
