@@ -24,22 +24,9 @@ struct ArenaOptions {
   std::string offline = "auto";  // auto: the model's offline plan when it has one
 };
 
-std::string OpLabel(const TflmOpNote& n) {
-  return fmt::format("subgraph {}, op {} ({})", n.subgraph, n.op, n.type);
-}
-
 void PrintText(const ArenaOptions& o, const TflmArenaFigures& f) {
-  std::string s;
-  s += fmt::format("{}: TensorFlow Lite Micro arena on target {} ({})\n", o.model, f.target.name,
-                   f.target.description);
-  s += fmt::format("TFLM commit {}, reference kernels, RecordingMicroInterpreter\n", kTflmCommit);
-  for (const TflmOpNote& n : f.unsupported)
-    s += fmt::format("UNSUPPORTED: {}: {}; TFLM's reference kernels will not run this model\n",
-                     OpLabel(n), n.why);
-  for (const TflmOpNote& n : f.unmodelled)
-    s += fmt::format("LOWER BOUND: {}: {}; every figure below is at least this much\n", OpLabel(n),
-                     n.why);
-  s += TflmPrintAllocations(f);
+  (void)o;
+  std::string s = TflmPrintAllocations(f);
   const char* bound = f.lower_bound() ? " (lower bound)" : "";
   s += fmt::format("arena_used_bytes() {}{}\n", f.arena_used, bound);
   s += fmt::format(
@@ -52,6 +39,17 @@ void PrintText(const ArenaOptions& o, const TflmArenaFigures& f) {
     s += fmt::format("two buffers: persistent {} bytes, non-persistent {} bytes{}\n",
                      f.two_buffer_persistent, f.two_buffer_non_persistent, bound);
   std::cout << s;
+}
+
+// The ops said up front, before any figure: those the reference kernels refuse, those
+// whose memory is not modelled (the figures are then lower bounds).
+std::string OpNotes(const TflmOpCheck& check) {
+  std::string s;
+  for (const std::string& line : GroupTflmOpNotes(check.unsupported))
+    s += fmt::format("UNSUPPORTED by TFLM's reference kernels: {}\n", line);
+  for (const std::string& line : GroupTflmOpNotes(check.unmodelled))
+    s += fmt::format("LOWER BOUND: {}; every figure below is at least this much\n", line);
+  return s;
 }
 
 void PrintJson(const ArenaOptions& o, const TflmArenaFigures& f) {
@@ -88,6 +86,13 @@ void Run(const ArenaOptions& o) {
     throw UsageError(fmt::format("arena needs a model (.tflite or zoo:NAME), not {} input '{}'",
                                  workload.kind, o.model));
   const Graph& graph = *workload.graph;
+  const TflmOpCheck check = CheckTflmOps(graph, target);
+  if (o.format == "text")
+    std::cout << fmt::format(
+                     "{}: TensorFlow Lite Micro arena on target {} ({})\n"
+                     "TFLM commit {}, reference kernels, RecordingMicroInterpreter\n{}",
+                     o.model, target.name, target.description, kTflmCommit, OpNotes(check))
+              << std::flush;
   const TflmHeadPlan head = TflmHeadPlanFromRuntime(graph, o.offline != "ignore");
   const TflmArenaFigures figures = ModelTflmArena(graph, target, head);
   if (o.format == "json")

@@ -75,6 +75,17 @@ struct TflmArenaFigures {
   bool lower_bound() const { return !unmodelled.empty(); }
 };
 
+// The ops of a model the reference kernels refuse on the target, and those whose kernel
+// memory the model does not know; no arena figure needed (so it can be said up front).
+struct TflmOpCheck {
+  std::vector<TflmOpNote> unsupported;
+  std::vector<TflmOpNote> unmodelled;
+};
+TflmOpCheck CheckTflmOps(const Graph& graph, const TargetAbi& target);
+
+// Notes grouped by op type and reason: "CONV_2D on uint8 tensors: ops 0, 2, 3 (3 ops)".
+std::vector<std::string> GroupTflmOpNotes(const std::vector<TflmOpNote>& notes);
+
 // InputError when the graph cannot be modelled (an unsized tensor the arena would hold).
 TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
                                 const TflmHeadPlan& head);

@@ -277,30 +277,70 @@ std::vector<std::string> TflmTargetNames() {
   return {"host64", "arm32"};
 }
 
+TflmOpCheck CheckTflmOps(const Graph& graph, const TargetAbi& target) {
+  TflmOpCheck out;
+  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s) {
+    const Subgraph& sg = graph.subgraphs[s];
+    for (std::size_t i = 0; i < sg.ops.size(); ++i) {
+      const target::KernelMemory k = target::DescribeKernel(target, sg, sg.ops[i]);
+      const TflmOpNote note{static_cast<std::int32_t>(s), static_cast<std::int32_t>(i),
+                            sg.ops[i].type, ""};
+      if (!k.unsupported.empty()) {
+        out.unsupported.push_back(note);
+        out.unsupported.back().why = k.unsupported;
+      }
+      if (!k.known) {
+        out.unmodelled.push_back(note);
+        out.unmodelled.back().why = "kernel memory not modelled";
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> GroupTflmOpNotes(const std::vector<TflmOpNote>& notes) {
+  // Groups in order of first appearance.
+  std::vector<std::pair<std::string, std::vector<const TflmOpNote*>>> groups;
+  for (const TflmOpNote& n : notes) {
+    const std::string key = fmt::format("{}: {}", n.type, n.why);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) {
+      groups.emplace_back(key, std::vector<const TflmOpNote*>{});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(&n);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [key, members] : groups) {
+    std::string ops;
+    constexpr std::size_t kShown = 8;
+    for (std::size_t k = 0; k < members.size() && k < kShown; ++k)
+      ops += fmt::format("{}{}{}", k ? ", " : "",
+                         members[k]->subgraph ? fmt::format("{}:", members[k]->subgraph) : "",
+                         members[k]->op);
+    if (members.size() > kShown) ops += ", ...";
+    lines.push_back(fmt::format("{} (op{} {}; {} in all)", key, members.size() > 1 ? "s" : "", ops,
+                                members.size()));
+  }
+  return lines;
+}
+
 TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
                                 const TflmHeadPlan& head) {
   if (graph.subgraphs.empty())
     throw InputError(fmt::format("{}: the model has no subgraph", graph.source));
   TflmArenaFigures out;
   out.target = target;
+  TflmOpCheck check = CheckTflmOps(graph, target);
+  out.unsupported = std::move(check.unsupported);
+  out.unmodelled = std::move(check.unmodelled);
   ModelMemory memory;
   for (std::size_t s = 0; s < graph.subgraphs.size(); ++s) {
     const Subgraph& sg = graph.subgraphs[s];
     memory.kernels.emplace_back();
     for (std::size_t i = 0; i < sg.ops.size(); ++i) {
       target::KernelMemory k = target::DescribeKernel(target, sg, sg.ops[i]);
-      const TflmOpNote note{static_cast<std::int32_t>(s), static_cast<std::int32_t>(i),
-                            sg.ops[i].type, ""};
-      if (!k.unsupported.empty()) {
-        TflmOpNote n = note;
-        n.why = k.unsupported;
-        out.unsupported.push_back(n);
-      }
-      if (!k.known) {
-        TflmOpNote n = note;
-        n.why = "its kernel's memory is not modelled";
-        out.unmodelled.push_back(n);
-      }
       memory.kernels.back().push_back(std::move(k));
     }
     for (std::size_t t = 0; t < sg.tensors.size(); ++t)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "memplan/tflite.h"
 #include "src/target/tflm_structs.h"
 
 namespace memplan::target {
@@ -285,6 +286,11 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     m.known = false;
   } else {
     m.known = false;
+    if (!BuiltinOperatorCode(type))
+      m.unsupported = fmt::format(
+          "custom op {} (no reference kernel unless the application "
+          "registers one)",
+          type);
   }
   if (type == "CAST" && v.TypeOf(in0) == DataType::kUInt8) m.unsupported = "CAST from uint8";
   return m;
