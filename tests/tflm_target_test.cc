@@ -8,6 +8,7 @@
 #include "memplan/tflm_target.h"
 #include "memplan/workload.h"
 #include "src/target/tflm_structs.h"
+#include "tests/graph_builder.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -55,6 +56,58 @@ TEST(TflmTarget, UnknownTargetIsAUsageError) {
   EXPECT_THROW(TflmTargetNamed("riscv"), UsageError);
 }
 
+// A float model: x [1,8] -> FULLY_CONNECTED(w [4,8], b [4]) -> y [1,4] -> OP -> z [1,4].
+Graph FcThen(const std::string& op, DataType input_type = DataType::kFloat32) {
+  testing::GraphBuilder b;
+  const auto x = b.Typed("x", input_type, {1, 8});
+  const auto w = b.Typed("w", DataType::kFloat32, {4, 8});
+  b.Last().is_constant = true;
+  const auto bias = b.Typed("b", DataType::kFloat32, {4});
+  b.Last().is_constant = true;
+  const auto y = b.Typed("y", DataType::kFloat32, {1, 4});
+  const auto z = b.Typed("z", DataType::kFloat32, {1, 4});
+  b.Inputs({x}).Outputs({z});
+  b.Op(op == "DEQUANTIZE" ? "DEQUANTIZE" : "FULLY_CONNECTED", {x, w, bias}, {y});
+  b.Op(op == "DEQUANTIZE" ? "RELU" : op, {y}, {z});
+  return b.Build();
+}
+
+TEST(TflmTarget, AnUnmodelledOpMakesEveryFigureALowerBound) {
+  const Graph g = FcThen("FLOOR");
+  const TflmArenaFigures f =
+      ModelTflmArena(g, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(g));
+  ASSERT_TRUE(f.lower_bound());
+  ASSERT_EQ(f.unmodelled.size(), 1u);
+  EXPECT_EQ(f.unmodelled[0].type, "FLOOR");
+  EXPECT_EQ(f.unmodelled[0].op, 1);
+  EXPECT_TRUE(f.unsupported.empty());
+  const Graph known = FcThen("RELU");
+  EXPECT_FALSE(ModelTflmArena(known, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(known))
+                   .lower_bound());
+}
+
+TEST(TflmTarget, Float16DequantizeIsUnsupportedUpFront) {
+  const Graph g = FcThen("DEQUANTIZE", DataType::kFloat16);
+  const TflmOpCheck check = CheckTflmOps(g, TflmTargetNamed("arm32"));
+  ASSERT_EQ(check.unsupported.size(), 1u);
+  EXPECT_EQ(check.unsupported[0].type, "DEQUANTIZE");
+  EXPECT_EQ(GroupTflmOpNotes(check.unsupported),
+            std::vector<std::string>{"DEQUANTIZE: DEQUANTIZE from float16 (op 0; 1 in all)"});
+}
+
+TEST(TflmTarget, Arm32NeedsLessTailThanHost64) {
+  const Graph g = FcThen("RELU");
+  const TflmHeadPlan head = TflmHeadPlanFromRuntime(g);
+  const TflmArenaFigures h = ModelTflmArena(g, TflmTargetNamed("host64"), head);
+  const TflmArenaFigures a = ModelTflmArena(g, TflmTargetNamed("arm32"), head);
+  EXPECT_EQ(a.head, h.head);
+  EXPECT_LT(a.tail, h.tail);
+  // Both: the smallest arena holds the final head and tail, and replays (monotone search).
+  EXPECT_GE(a.minimal_arena, a.arena_used - 15);
+  EXPECT_GE(h.minimal_arena, h.arena_used - 15);
+  EXPECT_GT(a.two_buffer_persistent, 0u);
+}
+
 TEST(TflmTarget, EveryHost64FigureEqualsRealTflm) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const nlohmann::json real = testing::ReadJsonFile(shared / "conformance/tflm_arena_host64.json");
@@ -92,6 +145,45 @@ TEST(TflmTarget, EveryHost64FigureEqualsRealTflm) {
     EXPECT_EQ(TflmPrintAllocations(f), expected);
   }
   EXPECT_EQ(models, real["models"].size());  // no model is a lower bound
+}
+
+}  // namespace
+}  // namespace memplan
+
+namespace memplan {
+namespace {
+
+TEST(ArenaCommand, JsonHasTheIssueKeysAndTextThePasteLine) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model = testing::Quote(shared / "models/keyword_scrambled_svdf_int8.tflite");
+  const testing::CommandResult json = testing::RunMemplan("arena " + model + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  for (const char* key : {"target", "tflm_commit", "head", "tail", "arena_used_bytes",
+                          "minimal_arena_bytes", "categories", "two_buffers", "lower_bound"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["target"], "host64");
+  EXPECT_EQ(j["minimal_arena_bytes"], 17840);  // TFLM's arena_used_bytes() says 14928
+  EXPECT_EQ(j["categories"]["TfLiteTensor variable buffer data"]["used"], 10240);
+  const testing::CommandResult text = testing::RunMemplan("arena " + model + " --target arm32");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("on target arm32"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("constexpr int kTensorArenaSize = "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("TFLM commit 90b983c2b3f1480642e040bbd2ddb37b998f3424"),
+            std::string::npos);
+  EXPECT_EQ(testing::RunMemplan("arena " + model + " --target riscv").exit_code, 2);
+}
+
+TEST(ArenaCommand, UnsupportedOpsComeBeforeTheFigures) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const testing::CommandResult r = testing::RunMemplan(
+      "arena " + testing::Quote(shared / "models/mobilenet_v1_0.25_128_quant.tflite"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto unsupported = r.out.find(
+      "UNSUPPORTED by TFLM's reference kernels: CONV_2D: CONV_2D "
+      "on uint8 tensors");
+  ASSERT_NE(unsupported, std::string::npos) << r.out;
+  EXPECT_LT(unsupported, r.out.find("[RecordingMicroAllocator]"));
 }
 
 }  // namespace

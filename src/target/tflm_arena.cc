@@ -227,7 +227,8 @@ class Replayer {
     // The planner gets all memory left and needs so much per buffer.
     const Bytes planner_memory = a.Available(kArenaAlignment);
     const Bytes planner_needs = target::GreedyPlannerBytesPerBuffer(abi_) * plan_.planned_buffers;
-    a.NoteNeed(AlignUp(a.temp(), kArenaAlignment) + planner_needs);
+    // (GetAvailableMemory aligns the limit down, so the need ends aligned too.)
+    a.NoteNeed(AlignUp(AlignUp(a.temp(), kArenaAlignment) + planner_needs, kArenaAlignment));
     if (planner_memory < planner_needs) a.Fail();
     // (It takes all that memory, but only until the plan is made: nothing is placed after
     // it before the temp section is reset.)
