@@ -188,3 +188,29 @@ TEST(ArenaCommand, UnsupportedOpsComeBeforeTheFigures) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+TEST(EmbedForTflm, ScratchBuffersNeverPushTheHeadAboveTflmsOwn) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto dir = testing::TempDir();
+  const std::string model = testing::Quote(shared / "models/keyword_scrambled_svdf_int8.tflite");
+  const testing::CommandResult r = testing::RunMemplan(
+      "embed " + model + " -o " + testing::Quote(dir / "kw.tflite") + " -q --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  // TFLM's own planner: 672 B (shared/conformance/tflm_arena_host64.json); the tensors-only
+  // plan left the SVDF scratch buffers no room (800 B in TFLM).
+  EXPECT_EQ(j["tflm_own_planner_head_bytes"], 672);
+  EXPECT_LE(j["tflm_head_bytes"].get<Bytes>(), 672u);
+  EXPECT_EQ(j["tflm_arena_bytes_host64"], 17840);
+  // And the written model, loaded as TFLM loads it, says the same.
+  const testing::CommandResult back =
+      testing::RunMemplan("arena " + testing::Quote(dir / "kw.tflite") + " --format json");
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(nlohmann::json::parse(back.out)["head"], j["tflm_head_bytes"]);
+}
+
+}  // namespace
+}  // namespace memplan
