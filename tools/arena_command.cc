@@ -30,11 +30,15 @@ void PrintText(const ArenaOptions& o, const TflmArenaFigures& f) {
   const char* bound = f.lower_bound() ? " (lower bound)" : "";
   s += fmt::format("arena_used_bytes() {}{}\n", f.arena_used, bound);
   s += fmt::format(
-      "smallest tensor_arena_size that works: {}{} (temporary allocations while "
-      "ops are prepared included)\n",
+      "smallest tensor_arena_size that works (RecordingMicroInterpreter): {}{} (temporary "
+      "allocations while ops are prepared included)\n",
       f.minimal_arena, bound);
   s += fmt::format("constexpr int kTensorArenaSize = {};{}\n", f.minimal_arena,
                    f.lower_bound() ? "  // lower bound: see above" : "");
+  s += fmt::format(
+      "with a plain MicroInterpreter (no recording): {}{} (constexpr int kTensorArenaSize = "
+      "{};)\n",
+      f.minimal_arena_plain, bound, f.minimal_arena_plain);
   if (f.two_buffer_persistent > 0)
     s += fmt::format("two buffers: persistent {} bytes, non-persistent {} bytes{}\n",
                      f.two_buffer_persistent, f.two_buffer_non_persistent, bound);
@@ -61,6 +65,7 @@ void PrintJson(const ArenaOptions& o, const TflmArenaFigures& f) {
   j["tail"] = f.tail;
   j["arena_used_bytes"] = f.arena_used;
   j["minimal_arena_bytes"] = f.minimal_arena;
+  j["minimal_arena_bytes_micro_interpreter"] = f.minimal_arena_plain;
   j["two_buffers"] = {{"persistent", f.two_buffer_persistent},
                       {"non_persistent", f.two_buffer_non_persistent}};
   j["lower_bound"] = f.lower_bound();

@@ -67,6 +67,7 @@ struct TflmArenaFigures {
   Bytes tail = 0;                        // after AllocateTensors
   Bytes arena_used = 0;                  // TFLM's arena_used_bytes(): head + tail
   Bytes minimal_arena = 0;               // smallest tensor_arena_size that works (start aligned)
+  Bytes minimal_arena_plain = 0;         // the same with a plain MicroInterpreter (not recording)
   Bytes two_buffer_persistent = 0;       // two buffers: the persistent one
   Bytes two_buffer_non_persistent = 0;   // two buffers: the non-persistent one
   std::vector<TflmCategory> categories;  // PrintAllocations order, used or requested > 0

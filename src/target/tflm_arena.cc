@@ -135,9 +135,11 @@ class Replayer {
            const ModelMemory& memory)
       : graph_(graph), abi_(abi), plan_(plan), memory_(memory) {}
 
-  // One arena of `arena_size` bytes as RecordingMicroInterpreter uses it; or, with
-  // `non_persistent`, MicroAllocator::Create with two buffers (no recording objects).
-  Replay Run(Bytes arena_size, std::optional<Bytes> non_persistent = std::nullopt) const {
+  // One arena of `arena_size` bytes as RecordingMicroInterpreter uses it (or, `plain`, as
+  // MicroInterpreter does); or, with `non_persistent`, MicroAllocator::Create with two
+  // buffers (no recording objects).
+  Replay Run(Bytes arena_size, std::optional<Bytes> non_persistent = std::nullopt,
+             bool plain = false) const {
     SimArena a(arena_size, non_persistent);
     Replay r;
     // Records an allocation in a category: the tail's move, the bytes asked, the count.
@@ -151,7 +153,12 @@ class Replayer {
     };
     auto object = [&](const Layout& l) { a.Persistent(l.size, l.align); };
 
-    if (!non_persistent) {
+    if (plain && !non_persistent) {
+      // MicroAllocator::Create(arena, size): the arena allocator, the planner, the allocator.
+      object(target::SingleArenaBufferAllocatorLayout(abi_));
+      object(target::GreedyMemoryPlannerLayout(abi_));
+      object(target::MicroAllocatorLayout(abi_));
+    } else if (!non_persistent) {
       // RecordingMicroAllocator::Create: the arena allocator, the planner, the allocator.
       object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
       object(target::GreedyMemoryPlannerLayout(abi_));
@@ -373,6 +380,17 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
     (replayer.Run(mid).ok ? hi : lo) = mid;
   }
   out.minimal_arena = hi;
+  // The same with a plain MicroInterpreter (the allocator objects are smaller).
+  const auto plain_works = [&](Bytes size) { return replayer.Run(size, std::nullopt, true).ok; };
+  lo = 0;
+  hi = out.minimal_arena;
+  if (!plain_works(hi))
+    throw std::logic_error("a plain interpreter needs more than a recording one");
+  while (lo + 1 < hi) {
+    const Bytes mid = lo + (hi - lo) / 2;
+    (plain_works(mid) ? hi : lo) = mid;
+  }
+  out.minimal_arena_plain = hi;
   // Two buffers: the persistent one holds the tail (its end aligned down to 16), the
   // other the head and temp at their peak.
   const Replay two = replayer.Run(roomy, roomy);

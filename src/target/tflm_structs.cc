@@ -59,13 +59,11 @@ Layout AllocationInfoLayout(const TargetAbi& abi) {
   return StructLayout(abi, {kPtr, kPtr, kInt, kInt, kInt, kBool}).Done();
 }
 
-namespace {
 // SingleArenaBufferAllocator: two interfaces (two vtable pointers), buffer_head_,
 // buffer_tail_, head_, tail_, temp_, temp_buffer_ptr_check_sum_, temp_buffer_count_.
 Layout SingleArenaBufferAllocatorLayout(const TargetAbi& abi) {
   return StructLayout(abi).VtablePointers(2).Add(kPtr, 6).Add(kInt).Done();
 }
-}  // namespace
 
 Layout RecordingSingleArenaBufferAllocatorLayout(const TargetAbi& abi) {
   // requested_head_bytes_, requested_tail_bytes_, used_bytes_, alloc_count_

@@ -19,6 +19,9 @@ Layout ScratchBufferRequestLayout(const TargetAbi& abi);  // head: one per scrat
 Layout ScratchBufferHandleLayout(const TargetAbi& abi);   // tail: one per scratch request
 Layout SubgraphAllocationsLayout(const TargetAbi& abi);   // tail: one per subgraph
 Layout AllocationInfoLayout(const TargetAbi& abi);        // temp: one per tensor and request
+// The objects MicroInterpreter puts at the top of the tail: this one, the planner and a
+// MicroAllocator; RecordingMicroInterpreter's, in order, follow.
+Layout SingleArenaBufferAllocatorLayout(const TargetAbi& abi);
 // The objects RecordingMicroInterpreter puts at the top of the tail, in order.
 Layout RecordingSingleArenaBufferAllocatorLayout(const TargetAbi& abi);
 Layout GreedyMemoryPlannerLayout(const TargetAbi& abi);
