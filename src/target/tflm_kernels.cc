@@ -281,6 +281,55 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     // LstmTensors views every present input and the output.
     for (std::size_t k = 0; k < v.Inputs(); ++k) AddTemps(m, {v.In(k)});
     AddTemps(m, {out0});
+  } else if (type == "RELU6") {
+    m.init.push_back(StructLayout(abi).Add(kInt, 2).Done().size);  // Relu6OpData: six, zero
+    AddTemps(m, {in0, out0});
+  } else if (type == "TANH") {
+    m.init.push_back(StructLayout(abi).Add(kInt, 4).Done().size);  // zero point, radius, mult
+    AddTemps(m, {in0, out0});
+  } else if (type == "HARD_SWISH") {
+    // HardSwishParams: input and output zero points, reluish multiplier (int16) and
+    // exponent, output multiplier (int16) and exponent.
+    m.init.push_back(
+        StructLayout(abi).Add(Field::kInt16, 3).Add(kInt).Add(Field::kInt16).Add(kInt).Done().size);
+    AddTemps(m, {in0, out0});
+  } else if (type == "LEAKY_RELU") {
+    Builtin(m, StructLayout(abi, {kInt}).Done());                  // alpha
+    m.init.push_back(StructLayout(abi).Add(kInt, 6).Done().size);  // LeakyReluOpData
+    AddTemps(m, {in0, out0});
+  } else if (type == "PRELU") {
+    m.init.push_back(StructLayout(abi).Add(kInt, 7).Done().size);  // PreluParams
+    AddTemps(m, {in0, in1, out0});
+  } else if (type == "DIV") {
+    Builtin(m, StructLayout(abi, {kInt}).Done());                  // activation
+    m.init.push_back(StructLayout(abi).Add(kInt, 7).Done().size);  // OpDataDiv
+    AddTemps(m, {in0, in1, out0});
+  } else if (type == "MAXIMUM" || type == "MINIMUM" || type == "FLOOR") {
+    // No options struct, no Init, no Prepare.
+  } else if (type == "STRIDED_SLICE") {
+    // begin, end, ellipsis, new axis and shrink axis masks; offset.
+    Builtin(m, StructLayout(abi).Add(kInt, 5).Add(kBool).Done());
+    // StridedSliceParams: three (int8 count, int32[5]) index lists, five uint16 masks, offset.
+    const Layout list = StructLayout(abi).Add(kBool).Add(kInt, 5).Done();
+    m.init.push_back(StructLayout(abi).Add(list, 3).Add(Field::kInt16, 5).Add(kBool).Done().size);
+    AddTemps(m, {in0, in1, v.In(2), v.In(3), out0});
+  } else if (type == "GATHER") {
+    Builtin(m, StructLayout(abi, {kInt, kInt}).Done());  // axis, batch_dims
+    AddTemps(m, {in0, in1, out0});
+    m.prepare.push_back(IntArrayBytes(v.Rank(out0)));  // the output's dims, made writable
+  } else if (type == "PACK" || type == "UNPACK") {
+    Builtin(m, StructLayout(abi, {kInt, kInt}).Done());  // count, axis
+  } else if (type == "SPLIT") {
+    Builtin(m, StructLayout(abi, {kInt}).Done());  // num_splits
+    AddTemps(m, {in0});                            // the axis
+  } else if (type == "EXPAND_DIMS") {
+    AddTemps(m, {in0, in1, out0});
+  } else if (type == "EXP") {
+    AddTemps(m, {in0, out0});
+  } else if (type == "L2_NORMALIZATION") {
+    Builtin(m, StructLayout(abi, {kInt}).Done());               // activation
+    m.init.push_back(StructLayout(abi).Add(kInt).Done().size);  // input zero point
+    AddTemps(m, {in0, out0});
   } else if (type == "RFFT2D" || type == "COMPLEX_ABS") {
     m.unsupported = fmt::format("{} (no reference kernel in TFLM)", type);
     m.known = false;
