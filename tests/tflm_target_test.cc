@@ -174,6 +174,10 @@ TEST(ArenaCommand, JsonHasTheIssueKeysAndTextThePasteLine) {
   EXPECT_NE(text.out.find("TFLM commit 90b983c2b3f1480642e040bbd2ddb37b998f3424"),
             std::string::npos);
   EXPECT_EQ(testing::RunMemplan("arena " + model + " --target riscv").exit_code, 2);
+  const testing::CommandResult zoo = testing::RunMemplan("arena zoo:mobilenet_v2");
+  EXPECT_EQ(zoo.exit_code, 2);
+  EXPECT_NE(zoo.err.find("a built-in graph without weights"), std::string::npos) << zoo.err;
+  EXPECT_EQ(testing::RunMemplan("arena /nonexistent/model.tflite").exit_code, 1);
 }
 
 TEST(ArenaCommand, UnsupportedOpsComeBeforeTheFigures) {

@@ -88,9 +88,15 @@ void Run(const ArenaOptions& o) {
   const TargetAbi target = TflmTargetNamed(o.target);
   const Workload workload = LoadWorkload(o.model, ToLoadOptions(o.model_flags));
   if (!workload.graph)
-    throw UsageError(fmt::format("arena needs a model (.tflite or zoo:NAME), not {} input '{}'",
-                                 workload.kind, o.model));
+    throw UsageError(
+        fmt::format("arena needs a .tflite model, not {} input '{}'", workload.kind, o.model));
   const Graph& graph = *workload.graph;
+  // TFLM runs .tflite models; its kernels' memory depends on weights and options that
+  // ONNX models and the zoo's graphs do not carry in TFLite's form.
+  if (graph.format != "tflite")
+    throw UsageError(fmt::format(
+        "arena models TensorFlow Lite Micro, which runs .tflite models; '{}' is {}", o.model,
+        graph.format == "onnx" ? "an ONNX model" : "a built-in graph without weights"));
   const TflmOpCheck check = CheckTflmOps(graph, target);
   if (o.format == "text")
     std::cout << fmt::format(
@@ -114,7 +120,7 @@ void AddArenaCommand(CLI::App& app) {
       "arena",
       "The whole arena TensorFlow Lite Micro needs for a model: PrintAllocations' lines, "
       "arena_used_bytes and the smallest tensor_arena_size, per target");
-  cmd->add_option("model", options->model, "model .tflite or zoo:NAME")->required();
+  cmd->add_option("model", options->model, "the .tflite model")->required();
   cmd->add_option("-t,--target", options->target, "host64 (x86-64) or arm32 (Cortex-M)")
       ->check(CLI::IsMember({"host64", "arm32"}));
   cmd->add_option("-f,--format", options->format, "text or json")

@@ -385,7 +385,7 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
   lo = 0;
   hi = out.minimal_arena;
   if (!plain_works(hi))
-    throw std::logic_error("a plain interpreter needs more than a recording one");
+    throw InternalError("a plain interpreter needs more than a recording one");
   while (lo + 1 < hi) {
     const Bytes mid = lo + (hi - lo) / 2;
     (plain_works(mid) ? hi : lo) = mid;
@@ -397,7 +397,7 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
   out.two_buffer_persistent = AlignUp(two.tail, kArenaAlignment);
   out.two_buffer_non_persistent = two.peak_non_persistent;
   if (!replayer.Run(out.two_buffer_persistent, out.two_buffer_non_persistent).ok)
-    throw std::logic_error("the two-buffer sizes found do not replay");
+    throw InternalError("the two-buffer sizes found do not replay");
   return out;
 }
 
