@@ -39,6 +39,12 @@ TEST(TflmStructs, Arm32LayoutsHalveThePointers) {
   EXPECT_EQ(target::TfLiteAffineQuantizationLayout(abi).size, 12u);
   EXPECT_EQ(target::ScratchBufferRequestLayout(abi).size, 12u);
   EXPECT_EQ(target::AllocationInfoLayout(abi).size, 24u);  // 21 bytes of fields
+  // The classes at the top of the tail (clang --target=thumbv7em-none-eabi lays out the same
+  // field lists so): the derived recorders start in their bases' tail padding.
+  EXPECT_EQ(target::RecordingSingleArenaBufferAllocatorLayout(abi).size, 52u);
+  EXPECT_EQ(target::GreedyMemoryPlannerLayout(abi).size, 44u);
+  EXPECT_EQ(target::MicroAllocatorLayout(abi).size, 36u);
+  EXPECT_EQ(target::RecordingMicroAllocatorLayout(abi).size, 124u);
 }
 
 TEST(TflmStructs, DerivedFieldsStartInTheBaseTailPadding) {
