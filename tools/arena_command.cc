@@ -17,11 +17,11 @@ namespace memplan::cli {
 namespace {
 
 struct ArenaOptions {
-  std::string model;
-  ModelFlags model_flags;
-  std::string target = "host64";
-  std::string format = "text";
-  std::string offline = "auto";  // auto: the model's offline plan when it has one
+  std::string model;              // the .tflite model
+  ModelFlags model_flags;         // --dim, --shape
+  std::string target = "host64";  // --target
+  std::string format = "text";    // --format: text or json
+  std::string offline = "auto";   // auto: the model's offline plan when it has one
 };
 
 void PrintText(const ArenaOptions& o, const TflmArenaFigures& f) {

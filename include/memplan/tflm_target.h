@@ -46,23 +46,23 @@ struct TflmHeadPlan {
 
 // One line of PrintAllocations.
 struct TflmCategory {
-  std::string name;     // TFLM's category name ('TfLiteEvalTensor data', ...)
-  std::string unit;     // what `count` counts (allocations, tensors, ...)
-  Bytes used = 0;       // bytes the tail moved, alignment included
-  Bytes requested = 0;  // bytes asked for
-  std::uint64_t count = 0;
+  std::string name;         // TFLM's category name ('TfLiteEvalTensor data', ...)
+  std::string unit;         // what `count` counts (allocations, tensors, ...)
+  Bytes used = 0;           // bytes the tail moved, alignment included
+  Bytes requested = 0;      // bytes asked for
+  std::uint64_t count = 0;  // allocations, tensors or structs, as TFLM counts them
 };
 
 // An op whose memory the model cannot give exactly.
 struct TflmOpNote {
-  std::int32_t subgraph = 0;
-  std::int32_t op = 0;
-  std::string type;
-  std::string why;
+  std::int32_t subgraph = 0;  // the op's subgraph
+  std::int32_t op = 0;        // its index in the subgraph
+  std::string type;           // "CONV_2D", a custom op's name, ...
+  std::string why;            // what is refused or unknown
 };
 
 struct TflmArenaFigures {
-  TargetAbi target;
+  TargetAbi target;                      // the target the figures are for
   Bytes head = 0;                        // after AllocateTensors
   Bytes tail = 0;                        // after AllocateTensors
   Bytes arena_used = 0;                  // TFLM's arena_used_bytes(): head + tail
@@ -79,12 +79,13 @@ struct TflmArenaFigures {
 // The ops of a model the reference kernels refuse on the target, and those whose kernel
 // memory the model does not know; no arena figure needed (so it can be said up front).
 struct TflmOpCheck {
-  std::vector<TflmOpNote> unsupported;
-  std::vector<TflmOpNote> unmodelled;
+  std::vector<TflmOpNote> unsupported;  // the reference kernels refuse them on the target
+  std::vector<TflmOpNote> unmodelled;   // kernel memory unknown
 };
 TflmOpCheck CheckTflmOps(const Graph& graph, const TargetAbi& target);
 
-// Notes grouped by op type and reason: "CONV_2D on uint8 tensors: ops 0, 2, 3 (3 ops)".
+// Notes grouped by op type and reason, first seen first:
+// "CONV_2D: CONV_2D on uint8 tensors (ops 0, 2, 3; 3 in all)" (subgraph N's ops as N:op).
 std::vector<std::string> GroupTflmOpNotes(const std::vector<TflmOpNote>& notes);
 
 // InputError when the graph cannot be modelled (an unsized tensor the arena would hold).

@@ -107,21 +107,22 @@ class SimArena {
   // Where head and temp must stop: the tail, or the end of their own buffer.
   Bytes limit() const { return non_persistent_ ? *non_persistent_ : tail_; }
 
-  Bytes end_;
-  Bytes tail_;
-  Bytes head_ = 0;
-  Bytes temp_ = 0;
+  Bytes end_;                            // the buffer's end (its start is 0)
+  Bytes tail_;                           // lowest tail address
+  Bytes head_ = 0;                       // end of the head
+  Bytes temp_ = 0;                       // end of the temp section (head_ when none is held)
   Bytes peak_non_persistent_ = 0;        // high-water mark of head and temp
   std::optional<Bytes> non_persistent_;  // two buffers: the non-persistent one's size
   bool ok_ = true;
 };
 
+// What one replay of AllocateTensors ended with.
 struct Replay {
-  bool ok = false;
-  Bytes head = 0;
-  Bytes tail = 0;
-  Bytes peak_non_persistent = 0;
-  std::array<TflmCategory, kCategories> categories{};
+  bool ok = false;                                     // every allocation succeeded
+  Bytes head = 0;                                      // the head after the plan
+  Bytes tail = 0;                                      // bytes of the tail
+  Bytes peak_non_persistent = 0;                       // largest head + temp (planner included)
+  std::array<TflmCategory, kCategories> categories{};  // the recording, by category
 };
 
 // Everything the replay needs, computed once per model.
@@ -264,10 +265,10 @@ class Replayer {
   }
 
  private:
-  const Graph& graph_;
-  const TargetAbi& abi_;
-  const TflmHeadPlan& plan_;
-  const ModelMemory& memory_;
+  const Graph& graph_;         // the model
+  const TargetAbi& abi_;       // the target's layouts
+  const TflmHeadPlan& plan_;   // the head and the scratch requests
+  const ModelMemory& memory_;  // every kernel's memory
 };
 
 }  // namespace
@@ -384,8 +385,7 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
   const auto plain_works = [&](Bytes size) { return replayer.Run(size, std::nullopt, true).ok; };
   lo = 0;
   hi = out.minimal_arena;
-  if (!plain_works(hi))
-    throw InternalError("a plain interpreter needs more than a recording one");
+  if (!plain_works(hi)) throw InternalError("a plain interpreter needs more than a recording one");
   while (lo + 1 < hi) {
     const Bytes mid = lo + (hi - lo) / 2;
     (plain_works(mid) ? hi : lo) = mid;
