@@ -330,6 +330,23 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     Builtin(m, StructLayout(abi, {kInt}).Done());               // activation
     m.init.push_back(StructLayout(abi).Add(kInt).Done().size);  // input zero point
     AddTemps(m, {in0, out0});
+  } else if (type == "SIN" || type == "COS" || type == "LOG" || type == "SQRT" ||
+             type == "SQUARE") {
+    AddTemps(m, {in0, out0});  // no options, no Init
+  } else if (type == "NEG") {
+    // No options, no Init, no Prepare.
+  } else if (type == "ARG_MAX" || type == "ARG_MIN") {
+    Builtin(m, StructLayout(abi, {kInt}).Done());  // output_type
+  } else if (type == "CAST") {
+    Builtin(m, StructLayout(abi, {kInt, kInt}).Done());  // input and output types
+    AddTemps(m, {in0, out0});
+  } else if (type == "RESIZE_NEAREST_NEIGHBOR") {
+    Builtin(m, StructLayout(abi, {kBool, kBool}).Done());  // align_corners, half_pixel
+    AddTemps(m, {in0, in1, out0});
+  } else if (type == "DEPTH_TO_SPACE" || type == "SPACE_TO_DEPTH") {
+    Builtin(m, StructLayout(abi, {kInt}).Done());  // block_size
+    AddTemps(m, {in0, out0});
+    m.prepare.push_back(IntArrayBytes(v.Rank(out0)));  // the output's dims, made writable
   } else if (type == "RFFT2D" || type == "COMPLEX_ABS") {
     m.unsupported = fmt::format("{} (no reference kernel in TFLM)", type);
     m.known = false;
