@@ -55,8 +55,8 @@ struct EmbedReport {
   // What TFLM will place (the runtime's model of it, kernels' scratch buffers included):
   Bytes tflm_head = 0;            // the head with the written plan (0: not modelled)
   Bytes tflm_own_head = 0;        // the head TFLM's own planner makes for the model
-  bool scratch_fallback = false;  // the chosen plan put TFLM's head above its own: its own
-                                  // plan (tensors and scratch together) was written instead
+  bool scratch_fallback = false;  // the chosen plan put TFLM's head above its own: a plan of
+                                  // tensors and scratch buffers together was written instead
   Bytes device_arena = 0;         // smallest tensor_arena_size on host64 (0: not modelled)
   Bytes device_tail = 0;          // its tail
   bool device_lower_bound = false;
@@ -76,12 +76,13 @@ std::optional<Bytes> TflmHead(const Graph& graph, bool offline, const InPlaceRul
   }
 }
 
-// TFLM's own plan of a model (its greedy planner over tensors and scratch buffers
-// together), as offline offsets of the tensors: TFLM then fits its scratch buffers around
-// them again, where its own planner had room for them.
-std::vector<std::int32_t> TflmOwnOffsets(const Graph& graph) {
+// A plan of a model's tensors and scratch buffers together (TFLM's own greedy planner, or
+// another strategy), as offline offsets of the tensors: TFLM then fits its scratch
+// buffers around them again, where the plan had room for them.
+std::vector<std::int32_t> TflmOwnOffsets(const Graph& graph, const std::string& strategy) {
   InterpreterOptions options;
   options.offline = OfflinePlanUse::kIgnore;
+  options.strategy = strategy;
   const ArenaRequirement need = MeasureArena(graph, VerificationKernels(), options);
   std::vector<std::byte> memory(need.total + kDefaultArenaAlignment);
   Arena arena(memory);
@@ -224,17 +225,20 @@ EmbedReport Embed(const EmbedOptions& o) {
     const auto with_plan = TflmHead(*written_back.graph, true, &chosen_rules);
     r.tflm_head = with_plan.value_or(0);
     if (with_plan && *with_plan > *own) {
-      TfliteEmbedding fallback;
-      fallback.offline_offsets = TflmOwnOffsets(*workload.graph);
-      const std::string candidate = EmbedInTflite(bytes, o.model, fallback);
-      const Workload candidate_back =
-          TfliteWorkload(ParseTflite(candidate, o.out), o.out, ToLoadOptions(o.model_flags));
-      const auto head = TflmHead(*candidate_back.graph, true, nullptr);
-      if (head && *head <= *own) {
+      // Plans of tensors and scratch buffers together; the smallest head TFLM then makes
+      // (TFLM's own plan first: it never makes the head larger than its own planner).
+      for (const std::string strategy : {"tflm_greedy", "best"}) {
+        TfliteEmbedding fallback;
+        fallback.offline_offsets = TflmOwnOffsets(*workload.graph, strategy);
+        const std::string candidate = EmbedInTflite(bytes, o.model, fallback);
+        const Workload candidate_back =
+            TfliteWorkload(ParseTflite(candidate, o.out), o.out, ToLoadOptions(o.model_flags));
+        const auto head = TflmHead(*candidate_back.graph, true, nullptr);
+        if (!head || *head > *own || (r.scratch_fallback && *head >= r.tflm_head)) continue;
         written = candidate;
         r.tflm_head = *head;
         r.scratch_fallback = true;
-        r.strategy = "tflm_greedy";
+        r.strategy = strategy + " (tensors and scratch buffers)";
         r.variant.clear();
         r.shares = 0;
         r.order_changed = false;
