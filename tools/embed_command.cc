@@ -321,8 +321,8 @@ void RunEmbed(const EmbedOptions& o) {
         "  TFLM head        {} B with this plan, scratch buffers included ({} B with its own "
         "planner{})\n",
         WithThousands(r.tflm_head), WithThousands(r.tflm_own_head),
-        r.scratch_fallback ? "; the chosen plan left its scratch buffers no room, so "
-                             "TFLM's own plan was written"
+        r.scratch_fallback ? "; the tensors-only plan left the scratch buffers no room, so a "
+                             "plan of both was written"
                            : "");
   if (r.device_arena > 0)
     fmt::print(
