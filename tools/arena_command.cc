@@ -24,8 +24,7 @@ struct ArenaOptions {
   std::string offline = "auto";   // auto: the model's offline plan when it has one
 };
 
-void PrintText(const ArenaOptions& o, const TflmArenaFigures& f) {
-  (void)o;
+void PrintText(const TflmArenaFigures& f) {
   std::string s = TflmPrintAllocations(f);
   const char* bound = f.lower_bound() ? " (lower bound)" : "";
   s += fmt::format("arena_used_bytes() {}{}\n", f.arena_used, bound);
@@ -109,7 +108,7 @@ void Run(const ArenaOptions& o) {
   if (o.format == "json")
     PrintJson(o, figures);
   else
-    PrintText(o, figures);
+    PrintText(figures);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <optional>
-#include <stdexcept>
 
 #include "memplan/error.h"
 #include "memplan/tflm_target.h"

@@ -59,10 +59,6 @@ void Builtin(KernelMemory& m, Layout layout) {
   m.builtin_data = layout;
 }
 
-Bytes Size(const Layout& l) {
-  return l.size;
-}
-
 // TfLitePaddingValues: width, height, width_offset, height_offset.
 Layout PaddingValues(const TargetAbi& abi) {
   return StructLayout(abi, {kInt, kInt, kInt, kInt}).Done();
@@ -84,7 +80,7 @@ void Conv(const TargetAbi& abi, const OpView& v, KernelMemory& m, bool depthwise
   // TfLiteConvParams: padding, strides, activation, dilations, quantized_bias_type (7);
   // TfLiteDepthwiseConvParams: padding, strides, depth_multiplier, activation, dilations (7).
   Builtin(m, StructLayout(abi, {kInt, kInt, kInt, kInt, kInt, kInt, kInt}).Done());
-  m.init.push_back(Size(OpDataConv(abi)));
+  m.init.push_back(OpDataConv(abi).size);
   const std::int32_t input = v.In(0), filter = v.In(1), bias = v.In(2), output = v.Out(0);
   // Prepare views input, filter, bias and output while it computes the op data, then
   // output, input and filter again.
