@@ -154,7 +154,7 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     Builtin(m, StructLayout(abi, {kInt}).Done());                  // activation
     m.init.push_back(StructLayout(abi).Add(kInt, 9).Done().size);  // OpDataMul
     AddTemps(m, {in0, in1, out0});
-  } else if (type == "RELU" || type == "RELU_N1_TO_1") {
+  } else if (type == "RELU") {
     // ReluOpData: ActivationParams (type, min, max) and input/output offsets, multiplier,
     // shift.
     m.init.push_back(StructLayout(abi).Add(kInt, 7).Done().size);
