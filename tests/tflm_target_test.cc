@@ -79,17 +79,24 @@ Graph FcThen(const std::string& op, DataType input_type = DataType::kFloat32) {
 }
 
 TEST(TflmTarget, AnUnmodelledOpMakesEveryFigureALowerBound) {
-  const Graph g = FcThen("GELU");
+  const Graph g = FcThen("ELU");
   const TflmArenaFigures f =
       ModelTflmArena(g, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(g));
   ASSERT_TRUE(f.lower_bound());
   ASSERT_EQ(f.unmodelled.size(), 1u);
-  EXPECT_EQ(f.unmodelled[0].type, "GELU");
+  EXPECT_EQ(f.unmodelled[0].type, "ELU");
   EXPECT_EQ(f.unmodelled[0].op, 1);
   EXPECT_TRUE(f.unsupported.empty());
   const Graph known = FcThen("RELU");
   EXPECT_FALSE(ModelTflmArena(known, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(known))
                    .lower_bound());
+}
+
+TEST(TflmTarget, AnOpTflmHasNoKernelForIsUnsupported) {
+  const TflmOpCheck check = CheckTflmOps(FcThen("GELU"), TflmTargetNamed("host64"));
+  ASSERT_EQ(check.unsupported.size(), 1u);
+  EXPECT_EQ(check.unsupported[0].why, "GELU (TFLM has no kernel for it)");
+  EXPECT_EQ(check.unmodelled.size(), 1u);  // and its memory is unknown
 }
 
 TEST(TflmTarget, Float16DequantizeIsUnsupportedUpFront) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 
 #include "memplan/tflite.h"
 #include "src/target/tflm_structs.h"
@@ -131,6 +133,116 @@ Layout ArithmeticParams(const TargetAbi& abi) {
       .Done();
 }
 
+// The builtin ops TFLM's op resolver has a kernel for at kTflmCommit (its
+// micro_ops.h); any other builtin op cannot run.
+constexpr std::array kTflmBuiltinKernels = {
+    "ABS",
+    "ADD",
+    "ADD_N",
+    "ARG_MAX",
+    "ARG_MIN",
+    "ASSIGN_VARIABLE",
+    "AVERAGE_POOL_2D",
+    "BATCH_MATMUL",
+    "BATCH_TO_SPACE_ND",
+    "BROADCAST_ARGS",
+    "BROADCAST_TO",
+    "CALL_ONCE",
+    "CAST",
+    "CEIL",
+    "CONCATENATION",
+    "CONV_2D",
+    "COS",
+    "CUMSUM",
+    "DEPTHWISE_CONV_2D",
+    "DEPTH_TO_SPACE",
+    "DEQUANTIZE",
+    "DIV",
+    "DYNAMIC_UPDATE_SLICE",
+    "ELU",
+    "EMBEDDING_LOOKUP",
+    "EQUAL",
+    "EXP",
+    "EXPAND_DIMS",
+    "FILL",
+    "FLOOR",
+    "FLOOR_DIV",
+    "FLOOR_MOD",
+    "FULLY_CONNECTED",
+    "GATHER",
+    "GATHER_ND",
+    "GREATER",
+    "GREATER_EQUAL",
+    "HARD_SWISH",
+    "IF",
+    "L2_NORMALIZATION",
+    "L2_POOL_2D",
+    "LEAKY_RELU",
+    "LESS",
+    "LESS_EQUAL",
+    "LOG",
+    "LOGICAL_AND",
+    "LOGICAL_NOT",
+    "LOGICAL_OR",
+    "LOGISTIC",
+    "LOG_SOFTMAX",
+    "MAXIMUM",
+    "MAX_POOL_2D",
+    "MEAN",
+    "MINIMUM",
+    "MIRROR_PAD",
+    "MUL",
+    "NEG",
+    "NOT_EQUAL",
+    "PACK",
+    "PAD",
+    "PADV2",
+    "PRELU",
+    "QUANTIZE",
+    "READ_VARIABLE",
+    "REDUCE_ALL",
+    "REDUCE_MAX",
+    "REDUCE_MIN",
+    "RELU",
+    "RELU6",
+    "RESHAPE",
+    "RESIZE_BILINEAR",
+    "RESIZE_NEAREST_NEIGHBOR",
+    "REVERSE_V2",
+    "ROUND",
+    "RSQRT",
+    "SELECT_V2",
+    "SHAPE",
+    "SIN",
+    "SLICE",
+    "SOFTMAX",
+    "SPACE_TO_BATCH_ND",
+    "SPACE_TO_DEPTH",
+    "SPLIT",
+    "SPLIT_V",
+    "SQRT",
+    "SQUARE",
+    "SQUARED_DIFFERENCE",
+    "SQUEEZE",
+    "STRIDED_SLICE",
+    "SUB",
+    "SUM",
+    "SVDF",
+    "TANH",
+    "TRANSPOSE",
+    "TRANSPOSE_CONV",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM",
+    "UNPACK",
+    "VAR_HANDLE",
+    "WHILE",
+    "ZEROS_LIKE",
+};
+
+bool TflmHasKernel(std::string_view type) {
+  return std::find(kTflmBuiltinKernels.begin(), kTflmBuiltinKernels.end(), type) !=
+         kTflmBuiltinKernels.end();
+}
+
 }  // namespace
 
 KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, const Operator& op) {
@@ -228,7 +340,7 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
   } else if (type == "SQUARED_DIFFERENCE") {
     m.init.push_back(StructLayout(abi).Add(kBool).Add(ArithmeticParams(abi)).Done().size);
     AddTemps(m, {in0, in1, out0});
-  } else if (type == "SELECT" || type == "SELECT_V2") {
+  } else if (type == "SELECT_V2") {
     m.init.push_back(StructLayout(abi).Add(kBool).Done().size);  // requires_broadcast
     AddTemps(m, {in0, in1, v.In(2), out0});
   } else if (type == "SLICE") {
@@ -343,17 +455,14 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     Builtin(m, StructLayout(abi, {kInt}).Done());  // block_size
     AddTemps(m, {in0, out0});
     m.prepare.push_back(IntArrayBytes(v.Rank(out0)));  // the output's dims, made writable
-  } else if (type == "RFFT2D" || type == "COMPLEX_ABS") {
-    m.unsupported = fmt::format("{} (no reference kernel in TFLM)", type);
-    m.known = false;
   } else {
     m.known = false;
-    if (!BuiltinOperatorCode(type))
-      m.unsupported = fmt::format(
-          "custom op {} (no reference kernel unless the application "
-          "registers one)",
-          type);
   }
+  if (!BuiltinOperatorCode(type))
+    m.unsupported = fmt::format(
+        "custom op {} (no reference kernel unless the application registers one)", type);
+  else if (!TflmHasKernel(type) && m.unsupported.empty())
+    m.unsupported = fmt::format("{} (TFLM has no kernel for it)", type);
   if (type == "CAST" && v.TypeOf(in0) == DataType::kUInt8) m.unsupported = "CAST from uint8";
   return m;
 }
