@@ -84,9 +84,9 @@ void Conv(const TargetAbi& abi, const OpView& v, KernelMemory& m, bool depthwise
   Builtin(m, StructLayout(abi, {kInt, kInt, kInt, kInt, kInt, kInt, kInt}).Done());
   m.init.push_back(OpDataConv(abi).size);
   const std::int32_t input = v.In(0), filter = v.In(1), bias = v.In(2), output = v.Out(0);
-  // Prepare views input, filter, bias and output while it computes the op data, then
-  // output, input and filter again.
-  AddTemps(m, {input, filter, bias, output, output, input, filter});
+  // Prepare views output, input and filter, then input, filter, bias and output again
+  // while it computes the op data.
+  AddTemps(m, {output, input, filter, input, filter, bias, output});
   // Per-channel multipliers and shifts (int32 each) are allocated for every type: the
   // channels are the filter's output channels (dimension 0; 3 for depthwise).
   const Bytes channels =
