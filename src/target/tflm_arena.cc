@@ -198,7 +198,7 @@ class Replayer {
     std::size_t op_index = 0;
     for (std::size_t s = 0; s < memory_.kernels.size(); ++s) {
       for (const target::KernelMemory& k : memory_.kernels[s]) {
-        for (std::int32_t t : k.temps) {
+        auto view = [&](std::int32_t t) {  // a temp TfLiteTensor and its quantization
           a.Temp(tensor.size, tensor.align);
           const std::uint32_t channels =
               graph_.subgraphs[s].tensors[static_cast<std::size_t>(t)].quant_channels;
@@ -206,8 +206,12 @@ class Replayer {
             a.Temp(quant.size, quant.align);
             a.Temp(target::IntArrayBytes(channels), target::kIntArrayAlign);
           }
-        }
+        };
+        const std::size_t before =
+            std::min(k.temps.size(), k.temps_before_prepare.value_or(k.temps.size()));
+        for (std::size_t i = 0; i < before; ++i) view(k.temps[i]);
         for (Bytes b : k.prepare) record(kPersistentBuffers, b, kArenaAlignment, 1);
+        for (std::size_t i = before; i < k.temps.size(); ++i) view(k.temps[i]);
         requests += op_index < plan_.scratch.size() ? plan_.scratch[op_index] : 0;
         ++op_index;
         a.ResetTemp();

@@ -86,7 +86,9 @@ void Conv(const TargetAbi& abi, const OpView& v, KernelMemory& m, bool depthwise
   const std::int32_t input = v.In(0), filter = v.In(1), bias = v.In(2), output = v.Out(0);
   // Prepare views output, input and filter, then input, filter, bias and output again
   // while it computes the op data.
-  AddTemps(m, {output, input, filter, input, filter, bias, output});
+  AddTemps(m, {output, input, filter});
+  m.temps_before_prepare = m.temps.size();  // the per-channel arrays come between
+  AddTemps(m, {input, filter, bias, output});
   // Per-channel multipliers and shifts (int32 each) are allocated for every type: the
   // channels are the filter's output channels (dimension 0; 3 for depthwise).
   const Bytes channels =
