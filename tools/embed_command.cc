@@ -72,7 +72,9 @@ std::optional<Bytes> TflmHead(const Graph& graph, bool offline, const InPlaceRul
     if (rules && !rules->empty()) options.inplace = *rules;
     return MeasureArena(graph, VerificationKernels(), options).head;
   } catch (const InputError&) {
-    return std::nullopt;
+    return std::nullopt;  // the runtime cannot load it (e.g. an op it cannot size)
+  } catch (const UsageError&) {
+    return std::nullopt;  // or refuses the options (in-place shares with this plan)
   }
 }
 
@@ -269,6 +271,8 @@ EmbedReport Embed(const EmbedOptions& o) {
     r.device_lower_bound = device.lower_bound();
   } catch (const InputError&) {
     // The runtime cannot load it (an op it cannot size): no device figure.
+  } catch (const UsageError&) {
+    // Nor one when the runtime refuses the plan's options.
   }
   WriteFileAtomically(o.out, written);
   r.output_bytes = written.size();
