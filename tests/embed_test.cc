@@ -147,10 +147,14 @@ TEST(EmbedModels, RoundTripOnEverySharedModel) {
     const auto plan = testing::ReadJsonFile(planfile);
     ASSERT_TRUE(written.offline_plan.has_value());
     EXPECT_EQ(written.offline_plan->problem, "");
-    EXPECT_EQ(written.offline_plan->offsets, OffsetsOfPlanFile(plan, original.graph));
-    EXPECT_EQ(summary["arena_bytes"], plan["arena_bytes"]);
-    EXPECT_LE(summary["arena_bytes"], summary["arena_without_variant_bytes"]);
-    if (summary["arena_bytes"] < summary["arena_without_variant_bytes"]) ++smaller;
+    // TFLM's head with the written plan, scratch buffers included, never exceeds its own.
+    EXPECT_LE(summary["tflm_head_bytes"], summary["tflm_own_planner_head_bytes"]);
+    if (!summary["scratch_fallback"].get<bool>()) {  // else TFLM's own plan was written
+      EXPECT_EQ(written.offline_plan->offsets, OffsetsOfPlanFile(plan, original.graph));
+      EXPECT_EQ(summary["arena_bytes"], plan["arena_bytes"]);
+      EXPECT_LE(summary["arena_bytes"], summary["arena_without_variant_bytes"]);
+      if (summary["arena_bytes"] < summary["arena_without_variant_bytes"]) ++smaller;
+    }
 
     const auto v = RunMemplan("verify " + Quote(out) + Bindings(name));
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
@@ -377,9 +381,9 @@ TEST(EmbedCli, RefusesRootFieldsNewerThanTheSchema) {
   const std::vector<std::int32_t> shape = {1, 16};
   const std::vector<flatbuffers::Offset<fb::Tensor>> tensors = {
       fb::CreateTensor(fbb, fbb.CreateVector(shape), fb::TensorType::FLOAT32, 0,
-                       fbb.CreateString("in"), false, 0, true),
+                       fbb.CreateString("in"), 0, false, 0, true),
       fb::CreateTensor(fbb, fbb.CreateVector(shape), fb::TensorType::FLOAT32, 0,
-                       fbb.CreateString("out"), false, 0, true)};
+                       fbb.CreateString("out"), 0, false, 0, true)};
   const std::vector<std::int32_t> in = {0}, out = {1};
   const auto op = fb::CreateOperator(fbb, 0, fbb.CreateVector(in), fbb.CreateVector(out));
   const auto subgraph =

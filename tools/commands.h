@@ -13,5 +13,6 @@ void AddInspectCommand(CLI::App& app);
 void AddRunCommand(CLI::App& app);
 void AddEmbedCommand(CLI::App& app);
 void AddSplitCommand(CLI::App& app);
+void AddArenaCommand(CLI::App& app);
 
 }  // namespace memplan::cli

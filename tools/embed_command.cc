@@ -10,8 +10,11 @@
 
 #include "memplan/error.h"
 #include "memplan/records_io.h"
+#include "memplan/runtime.h"
+#include "memplan/runtime_check.h"
 #include "memplan/table.h"
 #include "memplan/tflite.h"
+#include "memplan/tflm_target.h"
 #include "tools/commands.h"
 #include "tools/embed_plan.h"
 #include "tools/exact_cli.h"
@@ -50,7 +53,57 @@ struct EmbedReport {
   std::size_t input_bytes = 0;
   std::size_t output_bytes = 0;
   double ms = 0;
+  // What TFLM will place (the runtime's model of it, kernels' scratch buffers included):
+  Bytes tflm_head = 0;            // the head with the written plan (0: not modelled)
+  Bytes tflm_own_head = 0;        // the head TFLM's own planner makes for the model
+  bool scratch_fallback = false;  // the chosen plan put TFLM's head above its own: a plan of
+                                  // tensors and scratch buffers together was written instead
+  Bytes device_arena = 0;         // smallest tensor_arena_size on host64 (0: not modelled)
+  Bytes device_tail = 0;          // its tail
+  bool device_lower_bound = false;
 };
+
+// The head TFLM makes for a model, as the runtime reproduces it with the kernels' scratch
+// requests: with the model's offline plan (in-place shares honoured by `rules`), or with
+// its own greedy planner. nullopt when the runtime cannot load the model.
+std::optional<Bytes> TflmHead(const Graph& graph, bool offline, const InPlaceRuleSet* rules) {
+  try {
+    InterpreterOptions options;
+    options.offline = offline ? OfflinePlanUse::kWhenPresent : OfflinePlanUse::kIgnore;
+    if (rules && !rules->empty()) options.inplace = *rules;
+    return MeasureArena(graph, VerificationKernels(), options).head;
+  } catch (const InputError&) {
+    return std::nullopt;  // the runtime cannot load it (e.g. an op it cannot size)
+  } catch (const UsageError&) {
+    return std::nullopt;  // or refuses the options (in-place shares with this plan)
+  }
+}
+
+// A plan of a model's tensors and scratch buffers together (TFLM's own greedy planner, or
+// another strategy), as offline offsets of the tensors: TFLM then fits its scratch
+// buffers around them again, where the plan had room for them.
+std::vector<std::int32_t> TflmOwnOffsets(const Graph& graph, const std::string& strategy) {
+  InterpreterOptions options;
+  options.offline = OfflinePlanUse::kIgnore;
+  options.strategy = strategy;
+  const ArenaRequirement need = MeasureArena(graph, VerificationKernels(), options);
+  std::vector<std::byte> memory(need.total + kDefaultArenaAlignment);
+  Arena arena(memory);
+  Interpreter interpreter(graph, arena, VerificationKernels(), options);
+  interpreter.AllocateTensors();
+  std::vector<std::size_t> first_of(graph.subgraphs.size(), 0);
+  for (std::size_t s = 1; s < graph.subgraphs.size(); ++s)
+    first_of[s] = first_of[s - 1] + graph.subgraphs[s - 1].tensors.size();
+  std::vector<std::int32_t> out(graph.TensorCount(), -1);
+  for (std::size_t i = 0; i < interpreter.buffers().size(); ++i) {
+    const PlannedBuffer& b = interpreter.buffers()[i];
+    if (b.scratch_op >= 0) continue;
+    out[first_of[static_cast<std::size_t>(b.tensor.subgraph)] +
+        static_cast<std::size_t>(b.tensor.tensor)] =
+        static_cast<std::int32_t>(interpreter.plan().offsets[i]);
+  }
+  return out;
+}
 
 bool SameFile(const std::filesystem::path& a, const std::filesystem::path& b) {
   std::error_code ec;
@@ -164,19 +217,63 @@ EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::s
                fmt::join(misread, ", "));
   written = EmbedInTflite(bytes, o.model, embedding);
 
+  // The plan holds the tensors; TFLM fits the kernels' scratch buffers around them. When
+  // that puts its head above the one its own planner makes, its own plan is written.
+  const InPlaceRuleSet& chosen_rules = InPlaceRuleSetNamed(variant ? o.inplace : "none");
+  if (const auto own = TflmHead(*workload.graph, false, nullptr)) {
+    r.tflm_own_head = *own;
+    const Workload written_back =
+        TfliteWorkload(ParseTflite(written, o.out), o.out, ToLoadOptions(o.model_flags));
+    const auto with_plan = TflmHead(*written_back.graph, true, &chosen_rules);
+    r.tflm_head = with_plan.value_or(0);
+    if (with_plan && *with_plan > *own) {
+      // Plans of tensors and scratch buffers together; the smallest head TFLM then makes
+      // (TFLM's own plan first: it never makes the head larger than its own planner).
+      for (const std::string strategy : {"tflm_greedy", "best"}) {
+        TfliteEmbedding fallback;
+        fallback.offline_offsets = TflmOwnOffsets(*workload.graph, strategy);
+        const std::string candidate = EmbedInTflite(bytes, o.model, fallback);
+        const Workload candidate_back =
+            TfliteWorkload(ParseTflite(candidate, o.out), o.out, ToLoadOptions(o.model_flags));
+        const auto head = TflmHead(*candidate_back.graph, true, nullptr);
+        if (!head || *head > *own || (r.scratch_fallback && *head >= r.tflm_head)) continue;
+        written = candidate;
+        r.tflm_head = *head;
+        r.scratch_fallback = true;
+        r.strategy = strategy + " (tensors and scratch buffers)";
+        r.variant.clear();
+        r.shares = 0;
+        r.order_changed = false;
+      }
+    }
+  }
+
   // What TFLM will read: the written model's offline plan, checked on its own terms.
   const Workload back =
       TfliteWorkload(ParseTflite(written, o.out), o.out, ToLoadOptions(o.model_flags));
-  const InPlaceRuleSet& rules = InPlaceRuleSetNamed(variant ? o.inplace : "none");
+  const InPlaceRuleSet& rules = r.scratch_fallback ? InPlaceRuleSetNamed("none") : chosen_rules;
   std::vector<bool> kept(workload.problem.size());
   for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = workload.problem.IsFixed(i);
   const OfflineCheck check = CheckOfflinePlan(back, rules, workload.problem.alignment, 10, kept);
+  if (r.scratch_fallback) r.arena = check.arena_bytes;
   if (!check.violations.empty() || check.online != 0 || check.arena_bytes != r.arena)
     throw InternalError(fmt::format(
         "{}: embed: the written offline plan does not check out: {}", o.out,
         check.violations.empty()
             ? fmt::format("{} tensors online, arena {}", check.online, check.arena_bytes)
             : check.violations[0].message));
+  // The whole arena the device needs with the written model (head, tail, temporary).
+  try {
+    const TflmArenaFigures device = ModelTflmArena(*back.graph, TflmTargetNamed("host64"),
+                                                   TflmHeadPlanFromRuntime(*back.graph));
+    r.device_arena = device.minimal_arena;
+    r.device_tail = device.tail;
+    r.device_lower_bound = device.lower_bound();
+  } catch (const InputError&) {
+    // The runtime cannot load it (an op it cannot size): no device figure.
+  } catch (const UsageError&) {
+    // Nor one when the runtime refuses the plan's options.
+  }
   r.output_bytes = written.size();
   r.ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -211,6 +308,11 @@ void RunEmbed(const EmbedOptions& o) {
     j["input_bytes"] = r.input_bytes;
     j["output_bytes"] = r.output_bytes;
     j["embed_ms"] = r.ms;
+    j["tflm_head_bytes"] = r.tflm_head;
+    j["tflm_own_planner_head_bytes"] = r.tflm_own_head;
+    j["scratch_fallback"] = r.scratch_fallback;
+    j["tflm_arena_bytes_host64"] = r.device_arena;
+    j["tflm_arena_is_lower_bound"] = r.device_lower_bound;
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -225,6 +327,20 @@ void RunEmbed(const EmbedOptions& o) {
   fmt::print("  in-place shares  {}{}\n", r.shares,
              o.inplace == "none" ? std::string() : fmt::format(" (rules: {})", o.inplace));
   fmt::print("  operator order   {}\n", r.order_changed ? "changed" : "unchanged");
+  if (r.tflm_head > 0)
+    fmt::print(
+        "  TFLM head        {} B with this plan, scratch buffers included ({} B with its own "
+        "planner{})\n",
+        WithThousands(r.tflm_head), WithThousands(r.tflm_own_head),
+        r.scratch_fallback ? "; the tensors-only plan left the scratch buffers no room, so a "
+                             "plan of both was written"
+                           : "");
+  if (r.device_arena > 0)
+    fmt::print(
+        "  device arena     {} B{} on host64 (head + tail {} B + temporary; memplan arena "
+        "for arm32)\n",
+        WithThousands(r.device_arena), r.device_lower_bound ? " at least" : "",
+        WithThousands(r.device_tail));
   fmt::print("  written          {} B ({} B more than the model) in {:.0f} ms\n",
              WithThousands(r.output_bytes),
              WithThousands(r.output_bytes - std::min(r.output_bytes, r.input_bytes)), r.ms);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   memplan::cli::AddRulesCommand(app);
   memplan::cli::AddInspectCommand(app);
   memplan::cli::AddRunCommand(app);
+  memplan::cli::AddArenaCommand(app);
   memplan::cli::AddEmbedCommand(app);
   memplan::cli::AddSplitCommand(app);
   try {

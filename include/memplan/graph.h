@@ -71,6 +71,9 @@ struct Tensor {
   // When `bytes` is empty: the shape the reader expects at run time (e.g. from a custom
   // op's options), offered in messages as a ready --shape binding; empty when unknown.
   std::vector<std::int64_t> likely_shape;
+  // Scales of its affine quantization when the model gives both scales and zero points
+  // (TensorFlow Lite Micro then builds quantization structs for it); 0 = not quantized.
+  std::uint32_t quant_channels = 0;
 };
 
 struct Operator {
@@ -82,7 +85,8 @@ struct Operator {
   // Subgraphs this op runs (IF then/else, WHILE cond/body, CALL_ONCE init), in the
   // order the runtime visits them.
   std::vector<std::int32_t> called_subgraphs;
-  std::vector<std::int64_t> int_params;  // small op parameters some consumers need
+  // Small op parameters some consumers need. .tflite BATCH_MATMUL: {adj_x, adj_y}.
+  std::vector<std::int64_t> int_params;
 };
 
 struct Subgraph {

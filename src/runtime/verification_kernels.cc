@@ -152,13 +152,16 @@ void PrepareLstm(OpContext& context) {
   for (int i = 0; i < 4; ++i) Request(context, static_cast<std::int64_t>(*cell.bytes));
 }
 
-// reduce_common.cc: MEAN and SUM on int8/int16 inputs sum into output elements*4 bytes.
+// reduce_common.cc: MEAN and SUM on int8/int16 inputs sum into output elements*4 bytes;
+// every type then keeps an index per input dimension and the resolved axes (4 bytes each).
 void PrepareMeanOrSum(OpContext& context) {
-  if (context.num_inputs() < 1 || context.num_outputs() < 1)
-    BadOp(context, "needs an input and an output");
+  if (context.num_inputs() < 2 || context.num_outputs() < 1 || !context.input(1).present())
+    BadOp(context, "needs an input, an axis tensor and an output");
   const DataType type = context.input(0).tensor->type;
   if (type == DataType::kInt8 || type == DataType::kInt16)
     Request(context, Elements(context.output(0)) * 4);
+  Request(context, 4 * static_cast<std::int64_t>(context.input(0).tensor->shape.size()));
+  Request(context, 4 * Elements(context.input(1)));
 }
 
 // reduce_common.cc: REDUCE_MAX/MIN keep an index per input dimension and the axes.

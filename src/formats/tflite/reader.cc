@@ -151,6 +151,9 @@ class TfliteReader {
                        has_data_.size()));
     out.is_constant = buffer_index < has_data_.size() && has_data_[buffer_index];
     out.is_variable = in.is_variable();
+    if (const auto* q = in.quantization();
+        q && q->scale() && q->scale()->size() > 0 && q->zero_point() && q->zero_point()->size() > 0)
+      out.quant_channels = q->scale()->size();
     Size(out, in, label);
     return out;
   }
@@ -246,6 +249,8 @@ class TfliteReader {
         o.outputs = Ints(op.outputs());
         o.intermediates = Ints(op.intermediates());
         o.called_subgraphs = CalledSubgraphs(op, code.code, label);
+        if (const auto* bmm = op.builtin_options_as_BatchMatMulOptions())
+          o.int_params = {bmm->adj_x() ? 1 : 0, bmm->adj_y() ? 1 : 0};
         if (code.code == kCustomCode) MarkKernelSizedOutputs(in, out, o, CustomOptions(op, label));
         out.ops.push_back(std::move(o));
       }

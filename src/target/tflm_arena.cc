@@ -1,0 +1,358 @@
+// A replay of TensorFlow Lite Micro's AllocateTensors (RecordingMicroInterpreter) on an
+// arena of a given size, with addresses only (no memory): docs/tflm.md, "The whole arena".
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "memplan/error.h"
+#include "memplan/tflm_target.h"
+#include "src/target/tflm_kernels.h"
+#include "src/target/tflm_structs.h"
+
+namespace memplan {
+
+using target::Layout;
+
+namespace {
+
+constexpr Bytes kArenaAlignment = 16;   // MicroArenaBufferAlignment()
+constexpr Bytes kMaxScratchPerOp = 12;  // kMaxScratchBuffersPerOp
+
+Bytes AlignDown(Bytes value, Bytes alignment) {
+  return value / alignment * alignment;
+}
+
+// PrintAllocations' categories, in its order.
+enum Category : std::size_t {
+  kEvalTensors,
+  kPersistentTensors,
+  kPersistentQuantization,
+  kPersistentBuffers,
+  kVariables,
+  kNodes,
+  kOpData,
+  kCategories,
+};
+constexpr std::array<std::pair<const char*, const char*>, kCategories> kCategoryNames = {{
+    {"TfLiteEvalTensor data", "allocations"},
+    {"Persistent TfLiteTensor data", "tensors"},
+    {"Persistent TfLiteTensor quantization data", "allocations"},
+    {"Persistent buffer data", "allocations"},
+    {"TfLiteTensor variable buffer data", "allocations"},
+    {"NodeAndRegistration struct", "NodeAndRegistration structs"},
+    {"Operator runtime data", "OpData structs"},
+}};
+
+// One buffer [0, size) with TFLM's three sections: head and temp grow up from 0, the
+// tail grows down from the end. Failures are remembered; later calls do nothing.
+class SimArena {
+ public:
+  // One buffer of `size` bytes; or, with `non_persistent` set, two buffers: the tail in
+  // one of `size` bytes, head and temp in one of `*non_persistent` bytes.
+  explicit SimArena(Bytes size, std::optional<Bytes> non_persistent = std::nullopt)
+      : end_(size), tail_(size), non_persistent_(non_persistent) {}
+
+  bool ok() const { return ok_; }
+  Bytes tail_used() const { return end_ - tail_; }
+  Bytes head() const { return head_; }
+
+  // AllocatePersistentBuffer: align_down(tail - size); below the head fails.
+  void Persistent(Bytes size, Bytes alignment) {
+    if (!ok_) return;
+    const Bytes floor = non_persistent_ ? 0 : head_;
+    if (size > tail_ || AlignDown(tail_ - size, alignment) < floor) {
+      ok_ = false;
+      return;
+    }
+    tail_ = AlignDown(tail_ - size, alignment);
+  }
+  // AllocateTemp: align_up(temp); past the tail fails.
+  void Temp(Bytes size, Bytes alignment) {
+    if (!ok_) return;
+    const Bytes at = AlignUp(temp_, alignment);
+    if (at > limit() || limit() - at < size) {
+      ok_ = false;
+      return;
+    }
+    temp_ = at + size;
+    peak_non_persistent_ = std::max(peak_non_persistent_, temp_);
+  }
+  void ResetTemp() { temp_ = head_; }
+  // ResizeBuffer of the head (temp must be reset).
+  void ResizeHead(Bytes size) {
+    if (!ok_) return;
+    if (size > limit()) {
+      ok_ = false;
+      return;
+    }
+    head_ = temp_ = size;
+    peak_non_persistent_ = std::max(peak_non_persistent_, head_);
+  }
+  // GetAvailableMemory(alignment).
+  Bytes Available(Bytes alignment) const {
+    const Bytes from = AlignUp(temp_, alignment);
+    const Bytes to = AlignDown(limit(), alignment);
+    return to > from ? to - from : 0;
+  }
+  void Fail() { ok_ = false; }
+  // Non-persistent bytes something needs up to `end` (the planner's working memory).
+  void NoteNeed(Bytes end) { peak_non_persistent_ = std::max(peak_non_persistent_, end); }
+  Bytes temp() const { return temp_; }
+  Bytes peak_non_persistent() const { return peak_non_persistent_; }
+
+ private:
+  // Where head and temp must stop: the tail, or the end of their own buffer.
+  Bytes limit() const { return non_persistent_ ? *non_persistent_ : tail_; }
+
+  Bytes end_;                            // the buffer's end (its start is 0)
+  Bytes tail_;                           // lowest tail address
+  Bytes head_ = 0;                       // end of the head
+  Bytes temp_ = 0;                       // end of the temp section (head_ when none is held)
+  Bytes peak_non_persistent_ = 0;        // high-water mark of head and temp
+  std::optional<Bytes> non_persistent_;  // two buffers: the non-persistent one's size
+  bool ok_ = true;
+};
+
+// What one replay of AllocateTensors ended with.
+struct Replay {
+  bool ok = false;                                     // every allocation succeeded
+  Bytes head = 0;                                      // the head after the plan
+  Bytes tail = 0;                                      // bytes of the tail
+  Bytes peak_non_persistent = 0;                       // largest head + temp (planner included)
+  std::array<TflmCategory, kCategories> categories{};  // the recording, by category
+};
+
+// Everything the replay needs, computed once per model.
+struct ModelMemory {
+  std::vector<std::vector<target::KernelMemory>> kernels;  // per subgraph, per op
+};
+
+class Replayer {
+ public:
+  Replayer(const Graph& graph, const TargetAbi& abi, const TflmHeadPlan& plan,
+           const ModelMemory& memory)
+      : graph_(graph), abi_(abi), plan_(plan), memory_(memory) {}
+
+  // One arena of `arena_size` bytes as RecordingMicroInterpreter uses it (or, `plain`, as
+  // MicroInterpreter does); or, with `non_persistent`, MicroAllocator::Create with two
+  // buffers (no recording objects).
+  Replay Run(Bytes arena_size, std::optional<Bytes> non_persistent = std::nullopt,
+             bool plain = false) const {
+    SimArena a(arena_size, non_persistent);
+    Replay r;
+    // Records an allocation in a category: the tail's move, the bytes asked, the count.
+    auto record = [&](Category c, Bytes size, Bytes alignment, std::uint64_t count) {
+      const Bytes before = a.tail_used();
+      a.Persistent(size, alignment);
+      TflmCategory& cat = r.categories[c];
+      cat.used += a.tail_used() - before;
+      cat.requested += size;
+      cat.count += count;
+    };
+    auto object = [&](const Layout& l) { a.Persistent(l.size, l.align); };
+
+    if (plain && !non_persistent) {
+      // MicroAllocator::Create(arena, size): the arena allocator, the planner, the allocator.
+      object(target::SingleArenaBufferAllocatorLayout(abi_));
+      object(target::GreedyMemoryPlannerLayout(abi_));
+      object(target::MicroAllocatorLayout(abi_));
+    } else if (!non_persistent) {
+      // RecordingMicroAllocator::Create: the arena allocator, the planner, the allocator.
+      object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
+      object(target::GreedyMemoryPlannerLayout(abi_));
+      object(target::RecordingMicroAllocatorLayout(abi_));
+    } else {
+      // MicroAllocator::Create with two buffers: both arena allocators, the planner, the
+      // allocator, all in the persistent buffer.
+      object(target::PersistentArenaBufferAllocatorLayout(abi_));
+      object(target::NonPersistentArenaBufferAllocatorLayout(abi_));
+      object(target::GreedyMemoryPlannerLayout(abi_));
+      object(target::MicroAllocatorLayout(abi_));
+    }
+    // StartModelAllocation.
+    object(target::MicroBuiltinDataAllocatorLayout(abi_));
+    const Layout request = target::ScratchBufferRequestLayout(abi_);
+    a.ResizeHead(request.size * kMaxScratchPerOp);
+    const Layout subgraphs = target::SubgraphAllocationsLayout(abi_);
+    a.Persistent(subgraphs.size * graph_.subgraphs.size(), subgraphs.align);
+    const Layout eval = target::TfLiteEvalTensorLayout(abi_);
+    for (const Subgraph& sg : graph_.subgraphs)
+      record(kEvalTensors, eval.size * sg.tensors.size(), eval.align, sg.tensors.size());
+    const Layout node = target::NodeAndRegistrationLayout(abi_);
+    for (const Subgraph& sg : graph_.subgraphs)
+      record(kNodes, node.size * sg.ops.size(), node.align, sg.ops.size());
+    // The builtin options structs, every op of every subgraph.
+    for (const auto& sg : memory_.kernels)
+      for (const target::KernelMemory& k : sg)
+        if (k.has_builtin_data) a.Persistent(k.builtin_data.size, k.builtin_data.align);
+    // Init.
+    for (const auto& sg : memory_.kernels)
+      for (const target::KernelMemory& k : sg)
+        for (Bytes b : k.init) record(kPersistentBuffers, b, kArenaAlignment, 1);
+    // Prepare: temp views, persistent data, scratch requests; temp reset after each op.
+    const Layout tensor = target::TfLiteTensorLayout(abi_);
+    const Layout quant = target::TfLiteAffineQuantizationLayout(abi_);
+    std::size_t requests = 0;
+    std::size_t op_index = 0;
+    for (std::size_t s = 0; s < memory_.kernels.size(); ++s) {
+      for (const target::KernelMemory& k : memory_.kernels[s]) {
+        auto view = [&](std::int32_t t) {  // a temp TfLiteTensor and its quantization
+          a.Temp(tensor.size, tensor.align);
+          const std::uint32_t channels =
+              graph_.subgraphs[s].tensors[static_cast<std::size_t>(t)].quant_channels;
+          if (channels > 0) {
+            a.Temp(quant.size, quant.align);
+            a.Temp(target::IntArrayBytes(channels), target::kIntArrayAlign);
+          }
+        };
+        const std::size_t before =
+            std::min(k.temps.size(), k.temps_before_prepare.value_or(k.temps.size()));
+        for (std::size_t i = 0; i < before; ++i) view(k.temps[i]);
+        for (Bytes b : k.prepare) record(kPersistentBuffers, b, kArenaAlignment, 1);
+        for (std::size_t i = before; i < k.temps.size(); ++i) view(k.temps[i]);
+        requests += op_index < plan_.scratch.size() ? plan_.scratch[op_index] : 0;
+        ++op_index;
+        a.ResetTemp();
+        a.ResizeHead(request.size * (requests + kMaxScratchPerOp));
+      }
+    }
+    // FinishModelAllocation: scratch handles, then the plan.
+    if (requests > 0) {
+      const Layout handle = target::ScratchBufferHandleLayout(abi_);
+      a.Persistent(handle.size * requests, handle.align);
+    }
+    a.Temp(abi_.pointer * graph_.subgraphs.size(), abi_.pointer);  // subgraph offsets
+    const Layout info = target::AllocationInfoLayout(abi_);
+    a.Temp(info.size * (graph_.TensorCount() + requests), info.align);
+    for (const Subgraph& sg : graph_.subgraphs) {
+      for (std::size_t i = 0; i < sg.tensors.size(); ++i) {
+        const Tensor& t = sg.tensors[i];
+        if (!t.is_variable) continue;
+        // TFLM indexes the offline offsets by the tensor's index in its own subgraph.
+        const bool offline = i < graph_.fixed_offsets.size() && graph_.fixed_offsets[i] >= 0;
+        if (!offline) record(kVariables, t.bytes.value_or(0), kArenaAlignment, 1);
+      }
+    }
+    // The planner gets all memory left and needs so much per buffer.
+    const Bytes planner_memory = a.Available(kArenaAlignment);
+    const Bytes planner_needs = target::GreedyPlannerBytesPerBuffer(abi_) * plan_.planned_buffers;
+    // (GetAvailableMemory aligns the limit down, so the need ends aligned too.)
+    a.NoteNeed(AlignUp(AlignUp(a.temp(), kArenaAlignment) + planner_needs, kArenaAlignment));
+    if (planner_memory < planner_needs) a.Fail();
+    // (It takes all that memory, but only until the plan is made: nothing is placed after
+    // it before the temp section is reset.)
+    a.ResetTemp();
+    a.ResizeHead(0);
+    a.ResizeHead(plan_.head);
+    // The interpreter's input and output tensors.
+    const Subgraph& main = graph_.subgraphs.front();
+    for (const auto* list : {&main.inputs, &main.outputs}) {
+      record(kPersistentBuffers, abi_.pointer * list->size(), kArenaAlignment, 1);
+      for (std::int32_t t : *list) {
+        record(kPersistentTensors, tensor.size, tensor.align, 1);
+        const std::uint32_t channels = main.tensors[static_cast<std::size_t>(t)].quant_channels;
+        if (channels > 0) {
+          record(kPersistentQuantization, quant.size, quant.align, 1);
+          record(kPersistentQuantization, target::IntArrayBytes(channels), target::kIntArrayAlign,
+                 1);
+        }
+      }
+    }
+    r.ok = a.ok();
+    r.head = a.head();
+    r.tail = a.tail_used();
+    r.peak_non_persistent = a.peak_non_persistent();
+    return r;
+  }
+
+ private:
+  const Graph& graph_;         // the model
+  const TargetAbi& abi_;       // the target's layouts
+  const TflmHeadPlan& plan_;   // the head and the scratch requests
+  const ModelMemory& memory_;  // every kernel's memory
+};
+
+}  // namespace
+
+TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
+                                const TflmHeadPlan& head) {
+  if (graph.subgraphs.empty())
+    throw InputError(fmt::format("{}: the model has no subgraph", graph.source));
+  TflmArenaFigures out;
+  out.target = target;
+  TflmOpCheck check = CheckTflmOps(graph, target);
+  out.unsupported = std::move(check.unsupported);
+  out.unmodelled = std::move(check.unmodelled);
+  ModelMemory memory;
+  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s) {
+    const Subgraph& sg = graph.subgraphs[s];
+    memory.kernels.emplace_back();
+    for (std::size_t i = 0; i < sg.ops.size(); ++i) {
+      target::KernelMemory k = target::DescribeKernel(target, sg, sg.ops[i]);
+      memory.kernels.back().push_back(std::move(k));
+    }
+    for (std::size_t t = 0; t < sg.tensors.size(); ++t)
+      if (sg.tensors[t].is_variable && !sg.tensors[t].bytes)
+        throw InputError(fmt::format("{}: variable tensor {} ('{}') has no static size: {}",
+                                     graph.source, t, sg.tensors[t].name,
+                                     sg.tensors[t].why_unsized));
+  }
+  const Replayer replayer(graph, target, head, memory);
+  // The figures with plenty of room: an arena as large as anything could need.
+  const Bytes roomy = Bytes{1} << 46;
+  const Replay full = replayer.Run(roomy);
+  if (!full.ok) throw InputError(fmt::format("{}: the model does not fit any arena", graph.source));
+  out.head = full.head;
+  out.tail = full.tail;
+  out.arena_used = full.head + full.tail;
+  for (std::size_t c = 0; c < kCategories; ++c) {
+    TflmCategory cat = full.categories[c];
+    if (cat.used == 0 && cat.requested == 0) continue;
+    cat.name = kCategoryNames[c].first;
+    cat.unit = kCategoryNames[c].second;
+    out.categories.push_back(cat);
+  }
+  // The smallest size that works (success grows with the size, as TFLM's does).
+  Bytes lo = 0, hi = full.peak_non_persistent + full.tail + 64;
+  while (!replayer.Run(hi).ok) hi *= 2;
+  while (lo + 1 < hi) {
+    const Bytes mid = lo + (hi - lo) / 2;
+    (replayer.Run(mid).ok ? hi : lo) = mid;
+  }
+  out.minimal_arena = hi;
+  // The same with a plain MicroInterpreter (the allocator objects are smaller).
+  const auto plain_works = [&](Bytes size) { return replayer.Run(size, std::nullopt, true).ok; };
+  lo = 0;
+  hi = out.minimal_arena;
+  if (!plain_works(hi)) throw InternalError("a plain interpreter needs more than a recording one");
+  while (lo + 1 < hi) {
+    const Bytes mid = lo + (hi - lo) / 2;
+    (plain_works(mid) ? hi : lo) = mid;
+  }
+  out.minimal_arena_plain = hi;
+  // Two buffers: the persistent one holds the tail (its end aligned down to 16), the
+  // other the head and temp at their peak.
+  const Replay two = replayer.Run(roomy, roomy);
+  out.two_buffer_persistent = AlignUp(two.tail, kArenaAlignment);
+  out.two_buffer_non_persistent = two.peak_non_persistent;
+  if (!replayer.Run(out.two_buffer_persistent, out.two_buffer_non_persistent).ok)
+    throw InternalError("the two-buffer sizes found do not replay");
+  return out;
+}
+
+std::string TflmPrintAllocations(const TflmArenaFigures& f) {
+  std::string s;
+  s += fmt::format("[RecordingMicroAllocator] Arena allocation total {} bytes\n", f.arena_used);
+  s += fmt::format("[RecordingMicroAllocator] Arena allocation head {} bytes\n", f.head);
+  s += fmt::format("[RecordingMicroAllocator] Arena allocation tail {} bytes\n", f.tail);
+  for (const TflmCategory& c : f.categories)
+    s += fmt::format(
+        "[RecordingMicroAllocator] '{}' used {} bytes with alignment overhead (requested {} "
+        "bytes for {} {})\n",
+        c.name, c.used, c.requested, c.count, c.unit);
+  return s;
+}
+
+}  // namespace memplan

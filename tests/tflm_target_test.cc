@@ -1,0 +1,235 @@
+// The target model of TensorFlow Lite Micro (include/memplan/tflm_target.h): struct
+// layouts per target, and every figure the real TFLM printed for the shared models
+// (shared/conformance/tflm_arena_host64.json) reproduced to the byte.
+#include <gtest/gtest.h>
+
+#include "memplan/error.h"
+#include "memplan/tflite.h"
+#include "memplan/tflm_target.h"
+#include "memplan/workload.h"
+#include "src/target/tflm_structs.h"
+#include "tests/graph_builder.h"
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+using target::Layout;
+
+TEST(TflmStructs, Host64LayoutsAreTflmSizes) {
+  const TargetAbi abi = TflmTargetNamed("host64");
+  EXPECT_EQ(target::TfLiteTensorLayout(abi).size, 64u);
+  EXPECT_EQ(target::TfLiteEvalTensorLayout(abi).size, 24u);
+  EXPECT_EQ(target::NodeAndRegistrationLayout(abi).size, 64u);
+  EXPECT_EQ(target::TfLiteAffineQuantizationLayout(abi).size, 24u);
+  EXPECT_EQ(target::ScratchBufferRequestLayout(abi).size, 16u);
+  EXPECT_EQ(target::AllocationInfoLayout(abi).size, 32u);
+  EXPECT_EQ(target::RecordingSingleArenaBufferAllocatorLayout(abi).size, 104u);
+  EXPECT_EQ(target::GreedyMemoryPlannerLayout(abi).size, 72u);
+  EXPECT_EQ(target::RecordingMicroAllocatorLayout(abi).size, 248u);
+  EXPECT_EQ(target::GreedyPlannerBytesPerBuffer(abi), 40u);
+  EXPECT_EQ(target::IntArrayBytes(3), 16u);
+}
+
+TEST(TflmStructs, Arm32LayoutsHalveThePointers) {
+  const TargetAbi abi = TflmTargetNamed("arm32");
+  EXPECT_EQ(target::TfLiteTensorLayout(abi).size, 40u);
+  EXPECT_EQ(target::TfLiteEvalTensorLayout(abi).size, 12u);
+  EXPECT_EQ(target::NodeAndRegistrationLayout(abi).size, 32u);
+  EXPECT_EQ(target::TfLiteAffineQuantizationLayout(abi).size, 12u);
+  EXPECT_EQ(target::ScratchBufferRequestLayout(abi).size, 12u);
+  EXPECT_EQ(target::AllocationInfoLayout(abi).size, 24u);  // 21 bytes of fields
+  // The classes at the top of the tail (clang --target=thumbv7em-none-eabi lays out the same
+  // field lists so): the derived recorders start in their bases' tail padding.
+  EXPECT_EQ(target::RecordingSingleArenaBufferAllocatorLayout(abi).size, 52u);
+  EXPECT_EQ(target::GreedyMemoryPlannerLayout(abi).size, 44u);
+  EXPECT_EQ(target::MicroAllocatorLayout(abi).size, 36u);
+  EXPECT_EQ(target::RecordingMicroAllocatorLayout(abi).size, 124u);
+}
+
+TEST(TflmStructs, DerivedFieldsStartInTheBaseTailPadding) {
+  const TargetAbi abi = TflmTargetNamed("host64");
+  // A base of 12 data bytes padded to 16: a derived int goes at 12, not 16.
+  const Layout base =
+      target::StructLayout(abi).Add(target::Field::kPointer).Add(target::Field::kInt32).Done();
+  EXPECT_EQ(base.size, 16u);
+  EXPECT_EQ(target::StructLayout(abi).Base(base).Add(target::Field::kInt32).Done().size, 16u);
+  // A member struct keeps its padding.
+  EXPECT_EQ(target::StructLayout(abi).Add(base).Add(target::Field::kInt32).Done().size, 24u);
+}
+
+TEST(TflmTarget, UnknownTargetIsAUsageError) {
+  EXPECT_THROW(TflmTargetNamed("riscv"), UsageError);
+}
+
+// A float model: x [1,8] -> FULLY_CONNECTED(w [4,8], b [4]) -> y [1,4] -> OP -> z [1,4].
+Graph FcThen(const std::string& op, DataType input_type = DataType::kFloat32) {
+  testing::GraphBuilder b;
+  const auto x = b.Typed("x", input_type, {1, 8});
+  const auto w = b.Typed("w", DataType::kFloat32, {4, 8});
+  b.Last().is_constant = true;
+  const auto bias = b.Typed("b", DataType::kFloat32, {4});
+  b.Last().is_constant = true;
+  const auto y = b.Typed("y", DataType::kFloat32, {1, 4});
+  const auto z = b.Typed("z", DataType::kFloat32, {1, 4});
+  b.Inputs({x}).Outputs({z});
+  b.Op(op == "DEQUANTIZE" ? "DEQUANTIZE" : "FULLY_CONNECTED", {x, w, bias}, {y});
+  b.Op(op == "DEQUANTIZE" ? "RELU" : op, {y}, {z});
+  return b.Build();
+}
+
+TEST(TflmTarget, AnUnmodelledOpMakesEveryFigureALowerBound) {
+  const Graph g = FcThen("ELU");
+  const TflmArenaFigures f =
+      ModelTflmArena(g, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(g));
+  ASSERT_TRUE(f.lower_bound());
+  ASSERT_EQ(f.unmodelled.size(), 1u);
+  EXPECT_EQ(f.unmodelled[0].type, "ELU");
+  EXPECT_EQ(f.unmodelled[0].op, 1);
+  EXPECT_TRUE(f.unsupported.empty());
+  const Graph known = FcThen("RELU");
+  EXPECT_FALSE(ModelTflmArena(known, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(known))
+                   .lower_bound());
+}
+
+TEST(TflmTarget, AnOpTflmHasNoKernelForIsUnsupported) {
+  const TflmOpCheck check = CheckTflmOps(FcThen("GELU"), TflmTargetNamed("host64"));
+  ASSERT_EQ(check.unsupported.size(), 1u);
+  EXPECT_EQ(check.unsupported[0].why, "GELU (TFLM has no kernel for it)");
+  EXPECT_EQ(check.unmodelled.size(), 1u);  // and its memory is unknown
+}
+
+TEST(TflmTarget, Float16DequantizeIsUnsupportedUpFront) {
+  const Graph g = FcThen("DEQUANTIZE", DataType::kFloat16);
+  const TflmOpCheck check = CheckTflmOps(g, TflmTargetNamed("arm32"));
+  ASSERT_EQ(check.unsupported.size(), 1u);
+  EXPECT_EQ(check.unsupported[0].type, "DEQUANTIZE");
+  EXPECT_EQ(GroupTflmOpNotes(check.unsupported),
+            std::vector<std::string>{"DEQUANTIZE: DEQUANTIZE from float16 (op 0; 1 in all)"});
+}
+
+TEST(TflmTarget, Arm32NeedsLessTailThanHost64) {
+  const Graph g = FcThen("RELU");
+  const TflmHeadPlan head = TflmHeadPlanFromRuntime(g);
+  const TflmArenaFigures h = ModelTflmArena(g, TflmTargetNamed("host64"), head);
+  const TflmArenaFigures a = ModelTflmArena(g, TflmTargetNamed("arm32"), head);
+  EXPECT_EQ(a.head, h.head);
+  EXPECT_LT(a.tail, h.tail);
+  // Both: the smallest arena holds the final head and tail, and replays (monotone search).
+  EXPECT_GE(a.minimal_arena, a.arena_used - 15);
+  EXPECT_GE(h.minimal_arena, h.arena_used - 15);
+  EXPECT_GT(a.two_buffer_persistent, 0u);
+}
+
+TEST(TflmTarget, EveryHost64FigureEqualsRealTflm) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const nlohmann::json real = testing::ReadJsonFile(shared / "conformance/tflm_arena_host64.json");
+  ASSERT_EQ(real["tflm_commit"].get<std::string>(), std::string(kTflmCommit));
+  const TargetAbi host64 = TflmTargetNamed("host64");
+  std::size_t models = 0;
+  for (const auto& m : real["models"]) {
+    const std::string name = m["model"].get<std::string>();
+    SCOPED_TRACE(name);
+    const Workload w = LoadWorkload((shared / "models" / name).string());
+    ASSERT_TRUE(w.graph);
+    const TflmArenaFigures f = ModelTflmArena(*w.graph, host64, TflmHeadPlanFromRuntime(*w.graph));
+    if (f.lower_bound()) {
+      // An op the model does not know: every figure is a lower bound, never above.
+      EXPECT_LE(f.tail, m["tail"].get<Bytes>());
+      EXPECT_LE(f.minimal_arena, m["minimal_arena_bytes"].get<Bytes>());
+      continue;
+    }
+    ++models;
+    EXPECT_EQ(f.head, m["head"].get<Bytes>());
+    EXPECT_EQ(f.tail, m["tail"].get<Bytes>());
+    EXPECT_EQ(f.arena_used, m["arena_used_bytes"].get<Bytes>());
+    EXPECT_EQ(f.minimal_arena, m["minimal_arena_bytes"].get<Bytes>());
+    ASSERT_EQ(f.categories.size(), m["categories"].size());
+    for (const TflmCategory& c : f.categories) {
+      SCOPED_TRACE(c.name);
+      ASSERT_TRUE(m["categories"].contains(c.name));
+      EXPECT_EQ(c.used, m["categories"][c.name]["used"].get<Bytes>());
+      EXPECT_EQ(c.requested, m["categories"][c.name]["requested"].get<Bytes>());
+      EXPECT_EQ(c.count, m["categories"][c.name]["count"].get<std::uint64_t>());
+    }
+    // The printout, line by line.
+    std::string expected;
+    for (const auto& line : m["print_allocations"]) expected += line.get<std::string>() + "\n";
+    EXPECT_EQ(TflmPrintAllocations(f), expected);
+  }
+  EXPECT_EQ(models, real["models"].size());  // no model is a lower bound
+}
+
+}  // namespace
+}  // namespace memplan
+
+namespace memplan {
+namespace {
+
+TEST(ArenaCommand, JsonHasTheIssueKeysAndTextThePasteLine) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model = testing::Quote(shared / "models/keyword_scrambled_svdf_int8.tflite");
+  const testing::CommandResult json = testing::RunMemplan("arena " + model + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  for (const char* key : {"target", "tflm_commit", "head", "tail", "arena_used_bytes",
+                          "minimal_arena_bytes", "categories", "two_buffers", "lower_bound"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["target"], "host64");
+  EXPECT_EQ(j["minimal_arena_bytes"], 17840);  // TFLM's arena_used_bytes() says 14928
+  // Without the recording objects (104 + 248 B against 72 + 72 B on host64).
+  EXPECT_EQ(j["minimal_arena_bytes_micro_interpreter"], 17840 - 208);
+  EXPECT_EQ(j["categories"]["TfLiteTensor variable buffer data"]["used"], 10240);
+  const testing::CommandResult text = testing::RunMemplan("arena " + model + " --target arm32");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("on target arm32"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("constexpr int kTensorArenaSize = "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("TFLM commit 90b983c2b3f1480642e040bbd2ddb37b998f3424"),
+            std::string::npos);
+  EXPECT_EQ(testing::RunMemplan("arena " + model + " --target riscv").exit_code, 2);
+  const testing::CommandResult zoo = testing::RunMemplan("arena zoo:mobilenet_v2");
+  EXPECT_EQ(zoo.exit_code, 2);
+  EXPECT_NE(zoo.err.find("a built-in graph without weights"), std::string::npos) << zoo.err;
+  EXPECT_EQ(testing::RunMemplan("arena /nonexistent/model.tflite").exit_code, 1);
+}
+
+TEST(ArenaCommand, UnsupportedOpsComeBeforeTheFigures) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const testing::CommandResult r = testing::RunMemplan(
+      "arena " + testing::Quote(shared / "models/mobilenet_v1_0.25_128_quant.tflite"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto unsupported = r.out.find(
+      "UNSUPPORTED by TFLM's reference kernels: CONV_2D: CONV_2D "
+      "on uint8 tensors");
+  ASSERT_NE(unsupported, std::string::npos) << r.out;
+  EXPECT_LT(unsupported, r.out.find("[RecordingMicroAllocator]"));
+}
+
+}  // namespace
+}  // namespace memplan
+
+namespace memplan {
+namespace {
+
+TEST(EmbedForTflm, ScratchBuffersNeverPushTheHeadAboveTflmsOwn) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto dir = testing::TempDir();
+  const std::string model = testing::Quote(shared / "models/keyword_scrambled_svdf_int8.tflite");
+  const testing::CommandResult r = testing::RunMemplan(
+      "embed " + model + " -o " + testing::Quote(dir / "kw.tflite") + " -q --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  // TFLM's own planner: 672 B (shared/conformance/tflm_arena_host64.json); the tensors-only
+  // plan left the SVDF scratch buffers no room (800 B in TFLM).
+  EXPECT_EQ(j["tflm_own_planner_head_bytes"], 672);
+  EXPECT_LE(j["tflm_head_bytes"].get<Bytes>(), 672u);
+  EXPECT_EQ(j["tflm_arena_bytes_host64"], 17840);
+  // And the written model, loaded as TFLM loads it, says the same.
+  const testing::CommandResult back =
+      testing::RunMemplan("arena " + testing::Quote(dir / "kw.tflite") + " --format json");
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(nlohmann::json::parse(back.out)["head"], j["tflm_head_bytes"]);
+}
+
+}  // namespace
+}  // namespace memplan
