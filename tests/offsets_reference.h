@@ -1,6 +1,6 @@
 #pragma once
 // Plain O(n^2) versions of the offset strategies, written straight from the peers'
-// descriptions in shared/reference/strategies.md (every placed record walked in offset
+// descriptions in ../shared/reference/strategies.md (every placed record walked in offset
 // order for each new one), so tests can check that memplan's indexed versions give
 // identical offsets.
 #include <vector>

@@ -1,5 +1,5 @@
 // Every .onnx in shared/models read and turned into records, checked against the
-// reference figures of shared/reference/anchors.md: §2.5 (nodes, folded, ops), §3.1
+// reference figures of ../shared/reference/anchors.md: §2.5 (nodes, folded, ops), §3.1
 // (accounting tflm: tensors, naive, LB offsets) and §3.2 (intermediates only).
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 namespace memplan {
 namespace {
 
-// One row of anchors.md, transcribed.
+// One row of ../shared/reference/anchors.md, transcribed.
 struct Figures {
   std::size_t tensors;  // planned records
   Bytes naive;          // Σ sizes
@@ -149,8 +149,8 @@ TEST(OnnxModelsTable, DecoderWithOpenDimensionsPlansOnceBound) {
     EXPECT_NE(message.find(dim), std::string::npos) << message;
 }
 
-// anchors.md §2.5: the Dropout masks ONNX 1.12 leaves untyped get the input's shape and
-// (before opset 10) its element type.
+// ../shared/reference/anchors.md §2.5: the Dropout masks ONNX 1.12 leaves untyped get the input's
+// shape and (before opset 10) its element type.
 TEST(OnnxModelsTable, DropoutMasksFollowTheProjectRule) {
   MEMPLAN_REQUIRE_SHARED(shared);
   struct Mask {

@@ -1,4 +1,4 @@
-// Every figure of shared/reference/scheduling.md §4.2 and §4.3 (transcribed): live-byte
+// Every figure of ../shared/reference/scheduling.md §4.2 and §4.3 (transcribed): live-byte
 // bounds in raw bytes of the file order, in place with each rule set, and the best
 // order, on every model in shared/models. Skips without ../shared, and until the model
 // readers are part of the build.

@@ -1,5 +1,5 @@
 // Every .tflite model in shared/models, read and turned into records, against the
-// reference figures of shared/reference/anchors.md §3.1 (tflm accounting) and §3.2
+// reference figures of ../shared/reference/anchors.md §3.1 (tflm accounting) and §3.2
 // (intermediates only), transcribed below. Byte for byte.
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 namespace memplan {
 namespace {
 
-// One accounting's row of an anchors.md table.
+// One accounting's row of an ../shared/reference/anchors.md table.
 struct Figures {
   std::size_t tensors;
   std::size_t ops;
@@ -31,7 +31,8 @@ struct ModelRow {
   Figures inter;  // §3.2
 };
 
-// anchors.md §3.1 / §3.2: tensors, ops, naive, LB offsets, TFLM greedy, GPU gbs offsets.
+// ../shared/reference/anchors.md §3.1 / §3.2: tensors, ops, naive, LB offsets, TFLM greedy, GPU gbs
+// offsets.
 const ModelRow kModels[] = {
     {"mobilenet_v1_0.25_224_float.tflite",
      {32, 31, 5657872, 1204224, 1605632, 1404928},
@@ -95,8 +96,8 @@ const ModelRow kModels[] = {
      {300, 305, 55020124, 6963488, 9060352, 6963488}},
 };
 
-// The two models whose custom-op outputs are stored as [] (anchors.md §2.4): the
-// bindings memplan asks for, and the figures with them bound (tflm accounting).
+// The two models whose custom-op outputs are stored as [] (../shared/reference/anchors.md §2.4):
+// the bindings memplan asks for, and the figures with them bound (tflm accounting).
 struct Bound {
   const char* file;
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;

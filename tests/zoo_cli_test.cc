@@ -16,8 +16,8 @@ TEST(ZooCli, ListsModelsAndExamples) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out;
 }
 
-// anchors.md §4, `tflm` column: 67 tensors over 66 ops, naive 28,197,264 B, bound
-// 6,021,120 B, which the best strategy reaches.
+// ../shared/reference/anchors.md §4, `tflm` column: 67 tensors over 66 ops, naive 28,197,264 B,
+// bound 6,021,120 B, which the best strategy reaches.
 TEST(ZooCli, PlansMobileNetV2WithoutAFile) {
   const auto r = RunMemplan("plan zoo:mobilenet_v2 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -30,7 +30,7 @@ TEST(ZooCli, PlansMobileNetV2WithoutAFile) {
   EXPECT_EQ(j["best"]["bytes"], 6'021'120);
 }
 
-// strategies.md §5.2: the TensorFlow Lite blog's 65 tensors and 27,591,112 B.
+// ../shared/reference/strategies.md §5.2: the TensorFlow Lite blog's 65 tensors and 27,591,112 B.
 TEST(ZooCli, IntermediatesOnlyGivesThePaperFigures) {
   const auto r = RunMemplan("plan zoo:mobilenet_v2 --intermediates-only --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -149,8 +149,8 @@ std::vector<std::int32_t> OfflineOffsets(const Workload& w, const OffsetPlan& pl
 }
 
 // TFLM's AllocateVariables reads a variable's offline offset at its index inside its own
-// subgraph, that is, in subgraph 0's part of the list (runtimes.md §4). A variable of a
-// later subgraph whose index holds an offset there would be put in the head at that
+// subgraph, that is, in subgraph 0's part of the list (docs/tflm-facts.md, the offline plan). A
+// variable of a later subgraph whose index holds an offset there would be put in the head at that
 // offset instead of the tail: name them, so the user knows before deploying.
 std::vector<std::string> MisreadVariables(const Graph& g,
                                           const std::vector<std::int32_t>& offsets) {

@@ -1,6 +1,6 @@
 #pragma once
 // `plan --inplace=SET` and `--reorder`: the transformed problems planned beside the
-// model's own records (shared/reference/scheduling.md). Each variant is planned with the
+// model's own records (docs/below-the-bound.md). Each variant is planned with the
 // same strategies; its rows carry a "variant" and expand back to one offset per tensor.
 #include <nlohmann/json.hpp>
 #include <optional>

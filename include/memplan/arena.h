@@ -1,5 +1,5 @@
 #pragma once
-// A tensor arena as TensorFlow Lite Micro lays it out (shared/reference/runtimes.md §1):
+// A tensor arena as TensorFlow Lite Micro lays it out (docs/tflm-facts.md, the arena):
 // one user buffer split into three sections, or two buffers (persistent and
 // non-persistent memory apart, e.g. fast SRAM and slower RAM).
 //

@@ -1,7 +1,7 @@
 #pragma once
 // In-place outputs: an operator's output takes over the memory of one of its inputs
 // instead of getting its own buffer. Done as a transform of the usage records before
-// planning (shared/reference/scheduling.md §1.2): the output's record merges into the
+// planning (docs/below-the-bound.md): the output's record merges into the
 // record of the input it reuses (size = max, interval = union; chains collapse to one
 // root), and the plan of the merged records is expanded back so both tensors get the
 // root's offset.

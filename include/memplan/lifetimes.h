@@ -1,6 +1,6 @@
 #pragma once
 // From a graph to usage records, exactly as an inference runtime allocates them.
-// Rules: TensorFlow Lite Micro's AllocationInfoBuilder (shared/reference/runtimes.md §2)
+// Rules: TensorFlow Lite Micro's AllocationInfoBuilder (docs/tflm-facts.md, lifetimes)
 // by default; the intermediates-only accounting of the TensorFlow Lite memory paper
 // (Pisarchyk & Lee) on request.
 
@@ -44,7 +44,7 @@ struct StepOp {
 };
 
 // One entry per tensor of every subgraph (all of subgraph 0, then 1, ...), marked
-// exactly as TFLM's AllocationInfoBuilder marks them (shared/reference/runtimes.md §2).
+// exactly as TFLM's AllocationInfoBuilder marks them (docs/tflm-facts.md, lifetimes).
 // InputError for a graph that fails ValidateGraph.
 std::vector<TensorLifetime> TflmLifetimes(const Graph& graph);
 

@@ -36,7 +36,7 @@ OffsetPlan PlanOffsets(const Problem& problem, std::string_view name);
 
 // Prefix sums in record order (TensorFlow Lite Micro's LinearMemoryPlanner).
 OffsetPlan PlanNaive(const Problem& problem);
-// TensorFlow Lite GPU best fit, largest first (strategies.md 2.2).
+// TensorFlow Lite GPU best fit, largest first (docs/offsets.md, greedy_by_size).
 OffsetPlan PlanGreedyBySize(const Problem& problem);
 // TensorFlow Lite Micro GreedyMemoryPlanner: first fit, largest first, ties in reverse
 // record order, sizes rounded up to the alignment (2.3).

@@ -2,7 +2,7 @@
 // Reads ONNX models (.onnx) into a Graph: one subgraph whose operators are the nodes that
 // run at inference time, in file order. Shapes come from ONNX shape inference with data
 // propagation, repeated to a fixpoint with memplan's Dropout-mask rule; nodes computed
-// from constants only are folded away (shared/reference/anchors.md §2.5).
+// from constants only are folded away (docs/accounting.md).
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
 #pragma once
 // A report of every arena allocation, in the line format of TFLM's
-// RecordingMicroAllocator::PrintAllocations (runtimes.md §5), followed by what TFLM's
-// arena_used_bytes() misses: the true peak with temporary and planning memory, the plan
-// and what preallocated tensors saved.
+// RecordingMicroAllocator::PrintAllocations (docs/tflm-facts.md, the recording allocator), followed
+// by what TFLM's arena_used_bytes() misses: the true peak with temporary and planning memory, the
+// plan and what preallocated tensors saved.
 
 #include <string>
 

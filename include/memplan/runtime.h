@@ -1,6 +1,6 @@
 #pragma once
 // The arena runtime: loads a model graph into an Arena the way TensorFlow Lite Micro's
-// MicroInterpreter + MicroAllocator do (shared/reference/runtimes.md §1-§2), plans its
+// MicroInterpreter + MicroAllocator do (docs/tflm-facts.md), plans its
 // tensors with any memplan offsets strategy and/or the model's offline plan, verifies
 // and commits the plan, and runs the ops with kernels from a registry.
 //
@@ -98,7 +98,7 @@ class Interpreter {
   Interpreter& operator=(const Interpreter&) = delete;
 
   // Before AllocateTensors: the application's own buffer for a tensor, which then stays
-  // out of the arena (RFC 001, runtimes.md §6). UsageError for a constant, a variable,
+  // out of the arena (RFC 001, docs/tflm-facts.md). UsageError for a constant, a variable,
   // a tensor the offline plan places, a buffer smaller than the tensor, or a call after
   // AllocateTensors.
   void RegisterPreallocatedTensor(TensorRef tensor, std::span<std::byte> buffer);

@@ -1,6 +1,6 @@
 #pragma once
 // Memory-aware operator order: a topological order of each subgraph's operators that
-// keeps fewer bytes alive at once (shared/reference/scheduling.md §1, §3).
+// keeps fewer bytes alive at once (docs/below-the-bound.md).
 //
 // Peak live bytes of an order: op i runs at step i+1; (sub)graph inputs live from step
 // 0, outputs to the last step, every other planned tensor from its producer's step to

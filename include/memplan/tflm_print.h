@@ -1,6 +1,6 @@
 #pragma once
 // TensorFlow Lite Micro's GreedyMemoryPlanner::PrintMemoryPlan() output, byte for byte
-// (shared/reference/runtimes.md §3.1), computed from any offsets plan: a line per
+// (docs/tflm-facts.md, the planners), computed from any offsets plan: a line per
 // buffer, then an 80-column bar per step. For a tflm_greedy plan it is exactly what
 // the runtime prints.
 

@@ -1,4 +1,4 @@
-// greedy_by_breadth (offsets; memplan's definition, strategies.md 2.6): steps by
+// greedy_by_breadth (offsets; memplan's definition, docs/offsets.md, greedy_by_breadth): steps by
 // non-increasing breadth (live bytes), each step's records not yet placed by size,
 // largest first; each with TensorFlow Lite GPU's best fit. The breadth order follows the
 // paper of Pisarchyk & Lee, whose own breadth-based offset rule is not public.

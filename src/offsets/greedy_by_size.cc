@@ -1,5 +1,5 @@
 // greedy_by_size: TensorFlow Lite GPU's best fit (Pisarchyk & Lee, Algorithm 3;
-// strategies.md 2.2). Records in order of size (largest first, equal sizes in record
+// docs/offsets.md, greedy_by_size). Records in order of size (largest first, equal sizes in record
 // order); each goes into the smallest gap between the already placed records it
 // conflicts with, else just above the highest of them. Fixed records are placed first,
 // where they are. The offsets are those of TensorFlow Lite's O(n^2) loop; only the way

@@ -1,4 +1,4 @@
-// greedy_in_order (offsets; memplan's definition, strategies.md 2.5): records in
+// greedy_in_order (offsets; memplan's definition, docs/offsets.md, greedy_in_order): records in
 // execution order (first step, then index), each with TensorFlow Lite GPU's best fit
 // among the placed records it conflicts with. Every placed record starts no later, so
 // this is an online best-fit allocator running the network once, as a run-time pattern

@@ -67,8 +67,8 @@ std::vector<std::size_t> StartOrder(const Problem& problem);
 std::vector<std::size_t> StartThenSizeOrder(const Problem& problem);
 
 // Steps by non-increasing breadth (live bytes; ties lower step first); at each step its
-// not yet listed records by size, largest first (ties record order). strategies.md 2.6.
-// O(n log n + T log T) for T steps.
+// not yet listed records by size, largest first (ties record order). docs/offsets.md,
+// greedy_by_breadth. O(n log n + T log T) for T steps.
 std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps& steps);
 
 }  // namespace memplan::offsets_internal

@@ -110,11 +110,12 @@ struct Neighbour {
 // How a record picks its offset among the placed records it conflicts with, walked in
 // offset order (equal offsets in placement order).
 enum class Fit {
-  // TensorFlow Lite GPU (strategies.md 2.2): the smallest gap that fits, gap starts at
+  // TensorFlow Lite GPU (docs/offsets.md, greedy_by_size): the smallest gap that fits, gap starts
+  // at
   // the aligned running maximum of ends; else above them all.
   kBest,
   // The lowest gap that fits, same gaps (TensorFlow Lite Micro's first fit when sizes are
-  // rounded up to the alignment, strategies.md 2.3); else above them all.
+  // rounded up to the alignment, docs/offsets.md, tflm_greedy); else above them all.
   kFirst,
   // TensorFlow Lite CPU's SimpleMemoryArena (2.4): aligned candidate starts, fit measured
   // from the unaligned running end, stop at a perfect fit.

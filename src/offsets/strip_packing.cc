@@ -1,4 +1,4 @@
-// strip_packing: memplan's reconstruction (strategies.md 2.7) of the rectangle-packing
+// strip_packing: memplan's reconstruction (docs/offsets.md, strip_packing) of the rectangle-packing
 // heuristic of Sekiyama et al. 2018, as the best-fit skyline of Burke, Kendall & Whitwell
 // with lifetimes as fixed x-positions. The skyline is the height used at each step; the
 // lowest (then leftmost) flat segment takes the longest record that fits inside it (ties:

@@ -1,5 +1,5 @@
 // tflite_cpu: TensorFlow Lite CPU's ArenaPlanner order with SimpleMemoryArena placement
-// (strategies.md 2.4, runtimes.md 7). Whole-run records (first step 0, last step the
+// (docs/offsets.md, tflite_cpu). Whole-run records (first step 0, last step the
 // last of all) first by index, then by size, largest first, equal sizes by earlier first
 // step, then index. Each goes to the aligned start of the tightest gap among the live
 // allocations it overlaps, the fit measured from the unaligned end below the gap; size 0

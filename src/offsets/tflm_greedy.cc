@@ -1,4 +1,4 @@
-// tflm_greedy: TensorFlow Lite Micro's GreedyMemoryPlanner (strategies.md 2.3).
+// tflm_greedy: TensorFlow Lite Micro's GreedyMemoryPlanner (docs/offsets.md, tflm_greedy).
 // Offline (fixed) buffers first, unchecked; then the online ones by size, largest first,
 // equal sizes in reverse add order (its stable sort of buffers listed from the back);
 // each at the lowest gap that fits among the buffers it overlaps in time (first fit),

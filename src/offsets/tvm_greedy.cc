@@ -1,4 +1,4 @@
-// tvm_greedy: TVM USMP's greedy_by_size on records (strategies.md 2.9), a comparison row
+// tvm_greedy: TVM USMP's greedy_by_size on records (docs/offsets.md, tvm_greedy), a comparison row
 // that shows what gap reuse is worth. Larger size first, ties by more conflicts, then
 // record order; each record goes just above the highest placed record it conflicts with
 // (aligned), never into a gap below it.

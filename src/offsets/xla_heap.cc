@@ -1,5 +1,5 @@
 // xla_spatial and xla_temporal: the two global orders of XLA's
-// GlobalDecreasingSizeBestFitHeap (strategies.md 2.8) on records, each with TensorFlow Lite
+// GlobalDecreasingSizeBestFitHeap (docs/offsets.md, xla_*) on records, each with TensorFlow Lite
 // GPU's best fit. Spatial: larger size, then longer lifetime; temporal: longer lifetime,
 // then larger size; then record order. Comparison rows for users weighing peers; XLA
 // itself runs both and keeps the smaller heap, which `best` does too.

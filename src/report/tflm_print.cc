@@ -1,4 +1,4 @@
-// PrintMemoryPlan's format (runtimes.md §3.1). TFLM computes in int; we compute the
+// PrintMemoryPlan's format (docs/tflm-facts.md, the planners). TFLM computes in int; we compute the
 // same columns in 128-bit arithmetic so large arenas print what the formula means
 // rather than an overflowed value.
 #include "memplan/tflm_print.h"

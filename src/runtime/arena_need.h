@@ -1,7 +1,7 @@
 #pragma once
 // How big an arena a model needs: measured by loading it into a scratch arena on the
 // host heap (large enough, untouched pages cost nothing) and reading the true peak.
-// TFLM leaves users to find this by trial and error (runtimes.md §8.1); memplan says it
+// TFLM leaves users to find this by trial and error (docs/tflm.md); memplan says it
 // when an arena turns out too small.
 #include <string>
 

@@ -68,7 +68,8 @@ struct AllocationInfo {
 static_assert(sizeof(void*) != 8 || (sizeof(EvalTensor) == 24 && sizeof(AllocationInfo) == 32),
               "the recording documents these sizes (64-bit hosts)");
 
-// TFLM's GreedyMemoryPlanner working memory per buffer on 64-bit hosts (runtimes.md §1.5).
+// TFLM's GreedyMemoryPlanner working memory per buffer on 64-bit hosts (docs/tflm-facts.md, the
+// arena).
 inline constexpr Bytes kPlannerBytesPerBuffer = 40;
 // TFLM's kMaxScratchBuffersPerOp.
 inline constexpr std::size_t kMaxScratchPerOp = 12;

@@ -1,9 +1,9 @@
 #pragma once
-// Lifetimes as TFLM's AllocationInfoBuilder marks them (runtimes.md §2): one global scope
-// counter walked through subgraph 0 and, at control-flow ops, into the subgraphs they
-// run. The runtime needs the scopes of tensors and of ops (scratch buffers live for
-// their op's scope), so it marks them itself; the rules are the ones lifetimes.h's
-// RecordsFromGraph applies for Accounting::kTflm.
+// Lifetimes as TFLM's AllocationInfoBuilder marks them (docs/tflm-facts.md, lifetimes): one global
+// scope counter walked through subgraph 0 and, at control-flow ops, into the subgraphs they run.
+// The runtime needs the scopes of tensors and of ops (scratch buffers live for their op's scope),
+// so it marks them itself; the rules are the ones lifetimes.h's RecordsFromGraph applies for
+// Accounting::kTflm.
 #include <cstddef>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Cheap orders of the non-deferred ops, tried before the exact search; the best of them
-// is its budget (shared/reference/scheduling.md §3.7, §4.5).
+// is its budget (docs/below-the-bound.md).
 
 #include <cstdint>
 #include <vector>

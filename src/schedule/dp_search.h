@@ -1,5 +1,5 @@
 #pragma once
-// The exact dynamic programme over scheduled sets (shared/reference/scheduling.md §3.1)
+// The exact dynamic programme over scheduled sets (docs/below-the-bound.md)
 // for one segment: layer k holds, per set of k scheduled ops closed under predecessors,
 // the lowest peak of any order of it. With in-place rules whether an op may overwrite
 // an input depends only on that set (§1.2), so the programme stays exact. Pruned by a

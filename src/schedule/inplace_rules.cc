@@ -1,4 +1,4 @@
-// The built-in in-place rule sets (shared/reference/scheduling.md §2).
+// The built-in in-place rule sets (docs/below-the-bound.md).
 #include <fmt/format.h>
 
 #include <algorithm>

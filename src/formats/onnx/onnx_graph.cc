@@ -168,7 +168,7 @@ bool IsStatic(const ValueType& v) {
          std::ranges::all_of(v.dims, [](std::int64_t d) { return d >= 0; });
 }
 
-// anchors.md §2.5: a node is folded when it is Constant, when every input it reads is a
+// docs/accounting.md: a node is folded when it is Constant, when every input it reads is a
 // constant (transitively; this covers ConstantOfShape of an initializer), or when it is a
 // Shape of a statically shaped tensor. Only default-domain, deterministic operators fold.
 bool IsFolded(const onnx::NodeProto& node, const std::unordered_set<std::string>& constants,
@@ -203,7 +203,7 @@ class GraphBuilder {
       constants_.insert(sparse.values().name());
 
     // Graph inputs first, then initializers, then node outputs in node order: planned
-    // tensors end up in the add order anchors.md fixes (the TFLM tie-break).
+    // tensors end up in the add order docs/accounting.md gives (the TFLM tie-break).
     for (const auto& input : graph_.input()) {
       if (constants_.contains(input.name())) continue;
       sub.inputs.push_back(Add(sub, input.name(), Lookup(input.name()), false, -1));

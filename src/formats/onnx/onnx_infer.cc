@@ -86,7 +86,7 @@ bool HasTensorTypeAndShape(const onnx::ValueInfoProto* v) {
          v->type().tensor_type().has_shape();
 }
 
-// The project rule (anchors.md §2.5): ONNX 1.12 infers nothing for the mask output of
+// The project rule (docs/accounting.md): ONNX 1.12 infers nothing for the mask output of
 // Dropout-7 (opset < 10). The mask has the input's shape; its element type is the
 // input's before opset 10 and bool from opset 10 on. Fills only what is missing;
 // returns whether anything changed.
