@@ -273,6 +273,15 @@ TEST(SplitCli, PersonDetectFourByFourIsBelowHalfItsArena) {
   const auto shown = testing::RunMemplan("inspect " + testing::Quote(out.string()));
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("split: 4x4 patch groups"), std::string::npos) << shown.out;
+  // show marks the stage as a band over its steps.
+  const auto svg = std::filesystem::temp_directory_path() / "memplan_split_test_pd.svg";
+  const auto drawn = testing::RunMemplan("show " + testing::Quote(out.string()) + " --svg " +
+                                         testing::Quote(svg.string()) + " -q");
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  const std::string picture = ReadFileBytes(svg);
+  EXPECT_NE(picture.find("class=\"band\""), std::string::npos);
+  EXPECT_NE(picture.find("split stage: 4x4 patches"), std::string::npos);
+  std::filesystem::remove(svg);
   EXPECT_EQ(PatchGroupOf("split:r1c2:conv/out:slice"), "split:r1c2");
   EXPECT_EQ(PatchGroupOf("conv/out"), "");
   std::filesystem::remove(out);

@@ -10,6 +10,7 @@
 #include "memplan/memory_map.h"
 #include "memplan/offsets.h"
 #include "memplan/records_io.h"
+#include "memplan/split.h"
 #include "memplan/svg.h"
 #include "memplan/table.h"
 #include "memplan/texture_records.h"
@@ -118,12 +119,31 @@ void ShowTextures(const ShowOptions& o, const Workload& textures) {
   if (o.svg.empty() && o.html.empty()) fmt::print("{}", TextureRunsTable(o.input, problem, runs));
 }
 
+// A model `memplan split` wrote: its stage (the ops that run patch by patch) as a band.
+void MarkSplitStage(Workload& workload) {
+  if (!workload.graph) return;
+  const auto split = DescribeSplit(*workload.graph);
+  if (!split) return;
+  std::optional<Step> first, last;
+  for (std::size_t s = 0; s < workload.step_ops.size(); ++s) {
+    const StepOp& at = workload.step_ops[s];
+    if (at.subgraph != 0 || at.op < split->first_op || at.op > split->last_op) continue;
+    if (!first) first = static_cast<Step>(s);
+    last = static_cast<Step>(s);
+  }
+  if (!first) return;
+  workload.step_bands.push_back({*first, *last,
+                                 fmt::format("split stage: {}x{} patches, ops {}..{}", split->rows,
+                                             split->cols, split->first_op, split->last_op)});
+}
+
 void RunShow(const ShowOptions& o) {
   Progress progress("memplan show", o.quiet);
   progress.Stage("loading");
   Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
   if (workload.textures) return ShowTextures(o, workload);
   if (o.align) workload.problem.alignment = *o.align;
+  MarkSplitStage(workload);
   const bool named = !o.strategies.empty();
   const std::vector<std::string> single_keys =
       named ? ExpandStrategies(o.strategies) : DefaultSingleKeys();

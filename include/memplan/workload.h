@@ -28,6 +28,13 @@ struct LoadOptions {
   KernelSizedOutputs kernel_sized = KernelSizedOutputs::kFromOptions;
 };
 
+// Steps a picture marks with a band and a label (e.g. the stage of a split model).
+struct StepBand {
+  Step first = 0;     // first step inside the band
+  Step last = 0;      // last step inside it (inclusive)
+  std::string label;  // what the band is, e.g. "split stage: 4x4 patches, ops 0..120"
+};
+
 struct Workload {
   std::string label;               // the input as the user named it
   std::string kind;                // "records", "tflite", "onnx", "zoo"
@@ -41,7 +48,8 @@ struct Workload {
   // Lines the reader wants the user to see beside the figures, each starting "note: " (e.g.
   // which sizes it chose) or "warning: " (e.g. a --dim binding that bound nothing).
   std::vector<std::string> notes;
-  std::vector<StepOp> step_ops;  // per step: the op that runs then (models only)
+  std::vector<StepOp> step_ops;      // per step: the op that runs then (models only)
+  std::vector<StepBand> step_bands;  // ranges of steps pictures mark (set by the caller)
 };
 
 // The workload of a model's graph: its records in the accounting `options` asks for

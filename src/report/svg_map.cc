@@ -79,6 +79,7 @@ class Drawing {
                         Coord(l_.height));
     if (options_.standalone) Title();
     Grid();
+    Bands();
     // The HTML page moves this band over the lifetime of the tensor a user searches for.
     if (!options_.standalone)
       out_ += fmt::format(
@@ -157,6 +158,19 @@ class Drawing {
         out_ += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", Coord(l_.X(s)),
                             Coord(l_.map_top), Coord(l_.map_bottom));
     out_ += "</g>\n";
+  }
+
+  // Marked ranges of steps: a light band behind the tensors, its label along the top.
+  void Bands() {
+    for (const StepBand& b : w_.step_bands) {
+      const double x0 = l_.X(static_cast<double>(b.first));
+      const double x1 = l_.X(static_cast<double>(b.last + 1));
+      out_ += fmt::format(
+          "<rect class=\"band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+          "fill=\"#fff0b3\" fill-opacity=\".55\" stroke=\"#d4a72c\" stroke-dasharray=\"4 3\"/>\n",
+          Coord(x0), Coord(l_.map_top), Coord(x1 - x0), Coord(l_.map_bottom - l_.map_top));
+      Text(x0 + 4, l_.map_top + 12, "label halo", b.label, " style=\"text-anchor:start\"");
+    }
   }
 
   struct Box {
