@@ -13,4 +13,8 @@ namespace memplan {
 // sequences. Valid printable UTF-8 (e.g. "é", "→") is kept as it is.
 std::string PrintableText(std::string_view bytes);
 
+// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or values above
+// U+10FFFF), as ONNX requires of its strings.
+bool IsValidUtf8(std::string_view text);
+
 }  // namespace memplan

@@ -14,10 +14,14 @@ void Escape(std::string& out, unsigned char byte) {
   out += kHex[byte & 0xf];
 }
 
-// The length of the valid UTF-8 sequence starting at text[i] (2 to 4), or 0 when it is not
-// one: a bad lead byte, a missing continuation, an overlong form, a surrogate or a code point
-// above U+10FFFF.
-std::size_t Utf8Length(std::string_view text, std::size_t i) {
+// The code point of the valid UTF-8 sequence of 2 to 4 bytes starting at text[i] and its
+// length; length 0 when it is not one: a bad lead byte, a missing continuation, an overlong
+// form, a surrogate or a value above U+10FFFF.
+struct Decoded {
+  std::size_t length = 0;
+  std::uint32_t code = 0;
+};
+Decoded DecodeMultiByte(std::string_view text, std::size_t i) {
   const auto lead = static_cast<unsigned char>(text[i]);
   std::size_t length = 0;
   std::uint32_t code = 0;
@@ -31,19 +35,17 @@ std::size_t Utf8Length(std::string_view text, std::size_t i) {
     length = 4;
     code = lead & 0x07;
   } else {
-    return 0;
+    return {};
   }
-  if (i + length > text.size()) return 0;
+  if (i + length > text.size()) return {};
   for (std::size_t k = 1; k < length; ++k) {
     const auto c = static_cast<unsigned char>(text[i + k]);
-    if ((c & 0xc0) != 0x80) return 0;
+    if ((c & 0xc0) != 0x80) return {};
     code = (code << 6) | (c & 0x3f);
   }
   static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < kSmallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
-  // C1 control characters (U+0080..U+009F) are terminal controls too.
-  if (code >= 0x80 && code <= 0x9f) return 0;
-  return length;
+  if (code < kSmallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return {};
+  return {length, code};
 }
 
 }  // namespace
@@ -61,7 +63,9 @@ std::string PrintableText(std::string_view bytes) {
       ++i;
       continue;
     }
-    const std::size_t length = Utf8Length(bytes, i);
+    const Decoded d = DecodeMultiByte(bytes, i);
+    // C1 control characters (U+0080..U+009F) are terminal controls too.
+    const std::size_t length = d.code >= 0x80 && d.code <= 0x9f ? 0 : d.length;
     if (length == 0) {
       Escape(out, byte);
       ++i;
@@ -71,6 +75,19 @@ std::string PrintableText(std::string_view bytes) {
     i += length;
   }
   return out;
+}
+
+bool IsValidUtf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const Decoded d = DecodeMultiByte(text, i);
+    if (d.length == 0) return false;
+    i += d.length;
+  }
+  return true;
 }
 
 }  // namespace memplan

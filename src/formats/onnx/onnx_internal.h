@@ -13,6 +13,7 @@
 
 #include "memplan/graph.h"
 #include "memplan/onnx.h"
+#include "memplan/text.h"
 #include "memplan/workload.h"
 
 namespace memplan::onnx_reader {
@@ -37,9 +38,6 @@ std::string OnnxTypeName(std::int32_t elem_type);
 
 // `text` fit for a one-line message: control characters escaped, shortened past `limit`.
 std::string Printable(std::string_view text, std::size_t limit = 80);
-
-// True when `text` is valid UTF-8 (names end up in JSON reports, which require it).
-bool IsValidUtf8(std::string_view text);
 
 // "node 'conv1' (Conv)", or "node #12 (Relu)" when the node has no name.
 std::string DescribeNode(const onnx::NodeProto& node, int index);
