@@ -1,5 +1,6 @@
 #include "tools/model_options.h"
 
+#include "memplan/gpu_storage.h"
 #include "memplan/shape_binding.h"
 
 namespace memplan::cli {
@@ -29,6 +30,22 @@ LoadOptions ToLoadOptions(const ModelFlags& flags) {
   for (const std::string& d : flags.dims) options.dims.push_back(ParseDimBinding(d));
   for (const std::string& s : flags.shapes) options.shapes.push_back(ParseShapeBinding(s));
   return options;
+}
+
+void AddGpuObjectFlags(CLI::App& cmd, ModelFlags& flags) {
+  cmd.add_option("--objects", flags.objects,
+                 "plan a model's tensors as TensorFlow Lite's GPU delegate stores them: buffers, "
+                 "image-buffer, texture2d or texture3d (docs/gpu-storage.md)")
+      ->check(CLI::IsMember({"buffers", "image-buffer", "texture2d", "texture3d"}));
+  cmd.add_option("--gpu-precision", flags.gpu_precision,
+                 "the type of the values in GPU objects: fp32 (the delegate's default) or fp16")
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+}
+
+Workload WithGpuObjects(Workload workload, const ModelFlags& flags) {
+  if (flags.objects.empty()) return workload;
+  return GpuObjectsWorkload(workload, ParseGpuStorage(flags.objects),
+                            ParseGpuPrecision(flags.gpu_precision));
 }
 
 }  // namespace memplan::cli

@@ -15,6 +15,8 @@ struct ModelFlags {
   std::vector<std::string> shapes;       // --shape TENSOR=1x10x4
   bool intermediates_only = false;       // --intermediates-only
   std::string kernel_sized = "options";  // --kernel-sized: options or stored
+  std::string objects;                   // --objects: a GPU storage type, empty = bytes as stored
+  std::string gpu_precision = "fp32";    // --gpu-precision: the values' type in GPU objects
 };
 
 // Adds the flags to a subcommand (--intermediates-only only when it picks an accounting).
@@ -22,5 +24,12 @@ void AddModelFlags(CLI::App& cmd, ModelFlags& flags, bool with_accounting = true
 
 // Parses them (UsageError when malformed).
 LoadOptions ToLoadOptions(const ModelFlags& flags);
+
+// Adds --objects and --gpu-precision (plan, show and verify: the commands that plan objects).
+void AddGpuObjectFlags(CLI::App& cmd, ModelFlags& flags);
+
+// The workload as --objects asks: unchanged without it, else re-derived as TensorFlow Lite's
+// GPU delegate stores the model's tensors (include/memplan/gpu_storage.h).
+Workload WithGpuObjects(Workload workload, const ModelFlags& flags);
 
 }  // namespace memplan::cli

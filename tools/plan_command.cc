@@ -76,18 +76,22 @@ std::string BatchSummary(const std::vector<BatchRow>& rows, std::size_t failed) 
 
 // Texture or shape records: the objects strategies that plan sizes with dimensions.
 BatchRow PlanTextures(const PlanOptions& o, const std::vector<std::string>& keys,
-                      const TextureProblem& problem, const std::string& input, bool first,
+                      const Workload& workload, const std::string& input, bool first,
                       nlohmann::ordered_json& json, std::string& text) {
+  const TextureProblem& problem = *workload.textures;
   if (o.align) throw UsageError(fmt::format("{}: --align applies to sizes in bytes", input));
   if (o.variants.inplace != "none" || o.variants.reorder)
     throw UsageError(fmt::format("{}: --inplace and --reorder apply to models", input));
   const TextureRuns runs = RunTextureStrategies(problem, input, keys, o.strategies);
-  if (o.format == "json")
+  if (o.format == "json") {
     json = TextureRunsJson(input, problem, runs);
-  else if (o.format == "csv")
+    if (!workload.notes.empty()) json["notes"] = workload.notes;
+  } else if (o.format == "csv") {
     text = TextureRunsCsv(input, runs, first);
-  else
+  } else {
     text = (first ? "" : "\n") + TextureRunsTable(input, problem, runs);
+    for (const std::string& note : workload.notes) text += note + "\n";
+  }
   if (!o.out.empty() && !runs.runs.empty())
     WriteFileAtomically(o.out, TexturePlanFileJson(problem, runs.runs[runs.best]).dump(2) + "\n");
   BatchRow row;
@@ -96,13 +100,17 @@ BatchRow PlanTextures(const PlanOptions& o, const std::vector<std::string>& keys
   row.tensors = problem.size();
   if (!runs.runs.empty()) {
     row.best = "objects/" + runs.runs[runs.best].strategy;
-    row.bytes = runs.runs[runs.best].plan.total_elements;
+    row.bytes = runs.runs[runs.best].plan.total_elements *
+                std::max<std::uint64_t>(problem.element_bytes, 1);
   }
   return row;
 }
 
 void RunPlan(const PlanOptions& o) {
-  const auto keys = ExpandStrategies(o.strategies);
+  // GPU objects are planned by the objects strategies unless others are named.
+  const auto keys = ExpandStrategies(o.strategies.empty() && !o.model.objects.empty()
+                                         ? std::vector<std::string>{"objects"}
+                                         : o.strategies);
   const BatchInputs batch = ExpandInputs(o.inputs);
   if (!o.out.empty() && batch.batch)
     throw UsageError("--out writes one plan: give exactly one input");
@@ -146,7 +154,7 @@ void RunPlan(const PlanOptions& o) {
     std::string text;
     for (std::size_t i = 0; i < n; ++i) {
       const bool ok = each(i, [&] {
-        Workload workload = LoadWorkload(batch.inputs[i], load);
+        Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], load), o.model);
         if (workload.textures)
           throw UsageError(
               fmt::format("{}: --capacity asks for one arena of bytes; texture "
@@ -174,9 +182,9 @@ void RunPlan(const PlanOptions& o) {
       nlohmann::ordered_json j;
       std::string t;
       const bool ok = each(i, [&] {
-        Workload workload = LoadWorkload(batch.inputs[i], load);
+        Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], load), o.model);
         if (workload.textures) {
-          row = PlanTextures(o, keys, *workload.textures, batch.inputs[i], text.empty(), j, t);
+          row = PlanTextures(o, keys, workload, batch.inputs[i], text.empty(), j, t);
           return;
         }
         if (o.align) workload.problem.alignment = *o.align;
@@ -239,6 +247,7 @@ void AddPlanCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("-o,--out", options->out, "write the best (or the one chosen) plan as JSON");
   AddModelFlags(*cmd, options->model);
+  AddGpuObjectFlags(*cmd, options->model);
   cmd->add_option("--capacity", options->capacity,
                   "decision mode: does the plan fit this many bytes? (offsets/exact)");
   AddExactFlags(*cmd, options->exact);

@@ -82,8 +82,9 @@ std::vector<std::string> DefaultHtmlKeys() {
   return keys;
 }
 
-// Texture and shape records: their plans drawn as lanes, one per object, with each
-// record's element count standing for its size (the maps' units are elements, not bytes).
+// Texture and shape records: their plans drawn as lanes, one per object, each record sized by
+// its elements times the element's bytes when known (a model's GPU objects), else by its
+// element count.
 void ShowTextures(const ShowOptions& o, const Workload& textures) {
   if (o.align) throw UsageError(fmt::format("{}: --align applies to sizes in bytes", o.input));
   if (o.ascii) throw UsageError(fmt::format("{}: --ascii draws arenas of bytes", o.input));
@@ -91,21 +92,27 @@ void ShowTextures(const ShowOptions& o, const Workload& textures) {
   std::vector<std::string> keys =
       ExpandStrategies(o.strategies.empty() ? std::vector<std::string>{"objects"} : o.strategies);
   const TextureRuns runs = RunTextureStrategies(problem, o.input, keys, o.strategies);
+  // The picture's units are bytes: a model's GPU objects know their texel's bytes; texture
+  // records files do not, and then the title says the sizes are element counts.
+  const std::uint64_t unit = std::max<std::uint64_t>(problem.element_bytes, 1);
   Workload elements;
-  // The picture's units are bytes; the title says they stand for elements here.
-  elements.label = fmt::format("{} (sizes are element counts)",
-                               std::filesystem::path(o.input).filename().string());
-  elements.kind = "records";
+  const std::string file = std::filesystem::path(o.input).filename().string();
+  elements.label = problem.element_bytes > 0
+                       ? fmt::format("{} ({} textures)", file, o.model.objects)
+                       : fmt::format("{} (sizes are element counts)", file);
+  elements.kind = problem.element_bytes > 0 ? textures.kind : "records";
+  elements.ops = textures.ops;
+  elements.step_ops = textures.step_ops;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const TextureRecord& r = problem.records[i];
-    elements.problem.records.push_back({Elements(r.dims), r.first, r.last});
+    elements.problem.records.push_back({Elements(r.dims) * unit, r.first, r.last});
     elements.problem.names.push_back(
         fmt::format("{} ({})", problem.names[i], fmt::join(r.dims, "x")));
   }
   std::vector<MapPlan> maps;
   for (const TextureRun& run : runs.runs) {
     std::vector<Bytes> sizes;
-    for (const auto& dims : run.plan.object_dims) sizes.push_back(Elements(dims));
+    for (const auto& dims : run.plan.object_dims) sizes.push_back(Elements(dims) * unit);
     maps.push_back(MapOfObjects("objects/" + run.strategy, run.plan.object_ids, sizes, 1));
   }
   if (maps.empty()) throw UsageError("show: no plan to draw; choose objects/NAME");
@@ -113,8 +120,8 @@ void ShowTextures(const ShowOptions& o, const Workload& textures) {
   if (!o.svg.empty()) WriteFileAtomically(o.svg, RenderSvg(elements, maps[best]));
   if (!o.html.empty()) WriteFileAtomically(o.html, RenderHtml(elements, maps, best));
   if (!o.svg.empty())
-    fmt::print("wrote {} ({}, {} elements)\n", o.svg, maps[best].key,
-               WithThousands(maps[best].bytes));
+    fmt::print("wrote {} ({}, {} {})\n", o.svg, maps[best].key, WithThousands(maps[best].bytes),
+               problem.element_bytes > 0 ? "B" : "elements");
   if (!o.html.empty()) fmt::print("wrote {} ({} plans)\n", o.html, maps.size());
   if (o.svg.empty() && o.html.empty()) fmt::print("{}", TextureRunsTable(o.input, problem, runs));
 }
@@ -140,13 +147,15 @@ void MarkSplitStage(Workload& workload) {
 void RunShow(const ShowOptions& o) {
   Progress progress("memplan show", o.quiet);
   progress.Stage("loading");
-  Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
+  Workload workload = WithGpuObjects(LoadWorkload(o.input, ToLoadOptions(o.model)), o.model);
   if (workload.textures) return ShowTextures(o, workload);
   if (o.align) workload.problem.alignment = *o.align;
   MarkSplitStage(workload);
   const bool named = !o.strategies.empty();
+  // GPU buffers (--objects) are drawn as the objects plans they are.
   const std::vector<std::string> single_keys =
-      named ? ExpandStrategies(o.strategies) : DefaultSingleKeys();
+      named ? ExpandStrategies(o.strategies)
+            : (o.model.objects.empty() ? DefaultSingleKeys() : ExpandStrategies({"objects"}));
   const std::vector<std::string> keys = !o.html.empty() && !named ? DefaultHtmlKeys() : single_keys;
   progress.Stage("planning");
   const Runs runs = RunStrategies(workload, keys, {}, o.strategies);
@@ -207,6 +216,7 @@ void AddShowCommand(CLI::App& app) {
   cmd->add_flag("--ascii", options->ascii,
                 "print TensorFlow Lite Micro's PrintMemoryPlan() text for the plan");
   AddModelFlags(*cmd, options->model);
+  AddGpuObjectFlags(*cmd, options->model);
   AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { RunShow(*options); });
 }

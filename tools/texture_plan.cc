@@ -75,19 +75,28 @@ std::string TextureRunsTable(std::string_view input, const TextureProblem& probl
                              const TextureRuns& runs) {
   std::uint64_t naive = 0;
   for (const TextureRecord& r : problem.records) naive += Elements(r.dims);
-  std::string out = fmt::format("{}: {} {} records, {} dimensions, naive {} elements\n", input,
-                                problem.size(), TextureKindName(problem.kind),
-                                problem.records.empty() ? 0 : problem.records[0].dims.size(),
-                                WithThousands(naive));
+  // Records that know their element's bytes (GPU objects of a model) also report bytes.
+  const std::uint64_t unit = problem.element_bytes;
+  std::string out = fmt::format(
+      "{}: {} {} records, {} dimensions, naive {} elements{}\n", input, problem.size(),
+      TextureKindName(problem.kind), problem.records.empty() ? 0 : problem.records[0].dims.size(),
+      WithThousands(naive),
+      unit > 0 ? fmt::format(" ({} B)", WithThousands(naive * unit)) : std::string());
   std::vector<std::vector<std::string>> cells;
   for (std::size_t i = 0; i < runs.runs.size(); ++i) {
     const TextureRun& run = runs.runs[i];
-    cells.push_back(
-        {i == runs.best ? "*" : "", "objects", run.strategy, WithThousands(run.plan.total_elements),
-         WithThousands(run.plan.object_dims.size()), fmt::format("{:.2f}", run.plan_ms)});
+    std::vector<std::string> row = {i == runs.best ? "*" : "", "objects", run.strategy,
+                                    WithThousands(run.plan.total_elements)};
+    if (unit > 0) row.push_back(WithThousands(run.plan.total_elements * unit));
+    row.push_back(WithThousands(run.plan.object_dims.size()));
+    row.push_back(fmt::format("{:.2f}", run.plan_ms));
+    cells.push_back(std::move(row));
   }
-  out += RenderTable(
-      {{""}, {"mode"}, {"strategy"}, {"elements", true}, {"objects", true}, {"ms", true}}, cells);
+  std::vector<TableColumn> columns = {{""}, {"mode"}, {"strategy"}, {"elements", true}};
+  if (unit > 0) columns.push_back({"bytes", true});
+  columns.push_back({"objects", true});
+  columns.push_back({"ms", true});
+  out += RenderTable(columns, cells);
   if (!runs.runs.empty()) {
     const TextureRun& best = runs.runs[runs.best];
     std::vector<std::string> dims;
@@ -110,15 +119,18 @@ nlohmann::ordered_json TextureRunsJson(std::string_view input, const TextureProb
   std::uint64_t naive = 0;
   for (const TextureRecord& r : problem.records) naive += Elements(r.dims);
   j["naive_elements"] = naive;
+  if (problem.element_bytes > 0) j["element_bytes"] = problem.element_bytes;
   j["results"] = nlohmann::ordered_json::array();
-  for (const TextureRun& run : runs.runs)
-    j["results"].push_back({{"mode", "objects"},
-                            {"strategy", run.strategy},
-                            {"elements", run.plan.total_elements},
-                            {"objects", run.plan.object_dims.size()},
-                            {"object_dims", run.plan.object_dims},
-                            {"object_ids", run.plan.object_ids},
-                            {"plan_ms", run.plan_ms}});
+  for (const TextureRun& run : runs.runs) {
+    nlohmann::ordered_json r = {
+        {"mode", "objects"}, {"strategy", run.strategy}, {"elements", run.plan.total_elements}};
+    if (problem.element_bytes > 0) r["bytes"] = run.plan.total_elements * problem.element_bytes;
+    r["objects"] = run.plan.object_dims.size();
+    r["object_dims"] = run.plan.object_dims;
+    r["object_ids"] = run.plan.object_ids;
+    r["plan_ms"] = run.plan_ms;
+    j["results"].push_back(std::move(r));
+  }
   if (!runs.runs.empty()) {
     const TextureRun& best = runs.runs[runs.best];
     j["best"] = {

@@ -94,7 +94,7 @@ void RunVerify(const VerifyOptions& o) {
   // part; the checks themselves are O(n log n).
   Progress progress("memplan verify", o.quiet);
   progress.Stage("reading " + o.input);
-  Workload workload = LoadWorkload(o.input, ToLoadOptions(o.model));
+  Workload workload = WithGpuObjects(LoadWorkload(o.input, ToLoadOptions(o.model)), o.model);
   if (workload.textures) {
     if (o.plan.empty()) throw UsageError(fmt::format("verify {}: give --plan PLAN.json", o.input));
     return VerifyTexturePlan(o, *workload.textures);
@@ -166,6 +166,7 @@ void AddVerifyCommand(CLI::App& app) {
                   "alignment to check (default: the plan file's, else the input's)")
       ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
   AddModelFlags(*cmd, options->model);
+  AddGpuObjectFlags(*cmd, options->model);
   AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { RunVerify(*options); });
 }

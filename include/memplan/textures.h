@@ -37,6 +37,10 @@ struct TextureProblem {
   TextureKind kind = TextureKind::kTexture;  // how sizes compare
   std::vector<TextureRecord> records;        // one per tensor; all with the same rank
   std::vector<std::string> names;            // empty, or one per record (for messages)
+  // Bytes one element takes when the records say (e.g. 16 for an RGBA float32 texel, from a
+  // model laid out as GPU objects); 0 when unknown (records files), then reports give
+  // elements only.
+  std::uint64_t element_bytes = 0;
 
   std::size_t size() const { return records.size(); }
   // "record i 'name' (2x8, steps 0..1)" for messages.
