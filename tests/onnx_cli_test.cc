@@ -91,5 +91,61 @@ TEST(OnnxCli, PlansASharedModelInBothAccountings) {
   EXPECT_EQ(j["lower_bound_bytes"], 2'239'488);
 }
 
+// inspect on a built model: the opset, inputs and outputs with their shapes, nodes folded and
+// run, and the same planned tensors and bound as plan.
+TEST(OnnxCli, InspectShowsWhatTheModelHolds) {
+  const auto dir = testing::TempDir();
+  const auto model = WriteFile(dir, "inspect_symbolic.onnx", Symbolic().Bytes());
+  const auto r = RunMemplan("inspect " + Quote(model) + " --dim N=2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ai.onnx"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 in the file, 1 folded from constants (not run), 2 run"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("[2, 16]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Mul 1"), std::string::npos) << r.out;
+  const auto j = RunMemplan("inspect " + Quote(model) + " --dim N=2 --format json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto in = nlohmann::json::parse(j.out);
+  EXPECT_EQ(in["file_nodes"], 3);
+  EXPECT_EQ(in["folded_nodes"], 1);
+  EXPECT_EQ(in["ops"], 2);
+  EXPECT_EQ(in["inputs"][0]["shape"], nlohmann::json::array({2, 16}));
+  EXPECT_EQ(in["inputs"][0]["bytes"], 128);
+  // An open dimension left unbound stops inspect as it stops plan.
+  const auto open = RunMemplan("inspect " + Quote(model));
+  EXPECT_EQ(open.exit_code, 1);
+  EXPECT_NE(open.err.find("N"), std::string::npos) << open.err;
+}
+
+// Every shared ONNX model: inspect agrees with plan on tensors, ops and the lower bound.
+TEST(OnnxCli, InspectAgreesWithPlanOnEverySharedModel) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  std::size_t models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(shared / "models")) {
+    if (entry.path().extension() != ".onnx") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    std::string dims;
+    if (entry.path().filename() == "tiny_random_lfm2_decoder.onnx")
+      dims =
+          " --dim batch_size=1 --dim sequence_length=16 --dim past_sequence_length=16 "
+          "--dim total_sequence_length=32";
+    const auto in = RunMemplan("inspect " + Quote(entry.path()) + dims + " --format json");
+    ASSERT_EQ(in.exit_code, 0) << in.err;
+    const auto plan =
+        RunMemplan("plan " + Quote(entry.path()) + dims + " -s offsets/naive --format json");
+    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    const auto i = nlohmann::json::parse(in.out);
+    const auto p = nlohmann::json::parse(plan.out);
+    EXPECT_EQ(i["planned"]["tensors"], p["tensors"]);
+    EXPECT_EQ(i["ops"], p["ops"]);
+    EXPECT_EQ(i["planned"]["lower_bound_bytes"], p["lower_bound_bytes"]);
+    EXPECT_EQ(i["format"], "onnx");
+    EXPECT_FALSE(i["opset_imports"].empty());
+    ++models;
+  }
+  EXPECT_GE(models, 10u);
+}
+
 }  // namespace
 }  // namespace memplan

@@ -15,6 +15,7 @@
 #include "memplan/tflite.h"
 #include "memplan/zoo.h"
 #include "tools/commands.h"
+#include "tools/inspect_onnx.h"
 #include "tools/model_options.h"
 #include "tools/progress.h"
 
@@ -296,11 +297,18 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
 }
 
 void RunInspect(const InspectOptions& o) {
-  if (!o.input.ends_with(".tflite") && !o.input.ends_with(".TFLITE") &&
+  const bool onnx = o.input.ends_with(".onnx") || o.input.ends_with(".ONNX");
+  if (!o.input.ends_with(".tflite") && !o.input.ends_with(".TFLITE") && !onnx &&
       !o.input.starts_with("zoo:"))
-    throw UsageError(fmt::format("{}: inspect reads .tflite models and zoo:NAME", o.input));
+    throw UsageError(
+        fmt::format("{}: inspect reads .tflite and .onnx models and zoo:NAME", o.input));
   Progress progress("memplan inspect", o.quiet);
   progress.Stage("reading " + o.input);
+  if (onnx) {
+    const LoadOptions load = ToLoadOptions(o.model);
+    progress.Finish();
+    return InspectOnnx(o.input, load, o.format);
+  }
   const Inspection in = Inspect(o.input, ToLoadOptions(o.model));
   progress.Finish();
   for (const std::string& w : in.warnings) fmt::print(stderr, "memplan: {}\n", w);
@@ -316,7 +324,7 @@ void AddInspectCommand(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand(
       "inspect", "Show what a model holds and check its offline memory plan, if any");
-  cmd->add_option("model", options->input, "a .tflite model or zoo:NAME")->required();
+  cmd->add_option("model", options->input, "a .tflite or .onnx model, or zoo:NAME")->required();
   cmd->add_option("-f,--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   AddModelFlags(*cmd, options->model, /*with_accounting=*/false);

@@ -7,7 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "memplan/graph.h"
 #include "memplan/workload.h"
@@ -19,9 +23,16 @@ struct OnnxModel {
   // format "onnx"; subgraph 0 holds graph inputs, initializers and node outputs in that
   // order (graph inputs and runtime outputs in this order are the records' add order).
   Graph graph;
-  std::size_t file_nodes = 0;        // nodes in the file's main graph
-  std::size_t folded_nodes = 0;      // of those, computed from constants only (not run)
-  std::int64_t opset = 0;            // version of the default ("ai.onnx") operator set
+  std::size_t file_nodes = 0;    // nodes in the file's main graph
+  std::size_t folded_nodes = 0;  // of those, computed from constants only (not run)
+  std::int64_t opset = 0;        // version of the default ("ai.onnx") operator set
+  // Every operator set the model imports: domain ("ai.onnx" for the default) and version.
+  std::vector<std::pair<std::string, std::int64_t>> opset_imports;
+  // The domain of each operator type that is not the default's (e.g. "Attention" ->
+  // "com.microsoft"), for reports.
+  std::map<std::string, std::string> op_domains;
+  std::int64_t ir_version = 0;       // the file's IR version
+  std::string producer;              // producer name and version, as the file gives them
   std::size_t inference_passes = 0;  // shape-inference passes until nothing changed
   // --dim bindings that bound nothing in this model (each a "warning: ..." line).
   std::vector<std::string> warnings;

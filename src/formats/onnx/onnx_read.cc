@@ -3,6 +3,7 @@
 #include "memplan/onnx.h"
 
 #include "memplan/records_io.h"
+#include "memplan/text.h"
 #include "src/formats/onnx/onnx_internal.h"
 
 namespace memplan {
@@ -26,6 +27,17 @@ OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOp
     throw InputError(message);
   }
   result.inference_passes = passes;
+  // What the file says about itself, for inspect (printable: names come from the file).
+  for (const auto& opset : model.opset_import())
+    result.opset_imports.emplace_back(
+        opset.domain().empty() ? "ai.onnx" : PrintableText(opset.domain()), opset.version());
+  for (const auto& node : model.graph().node())
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      result.op_domains[PrintableText(node.op_type())] = PrintableText(node.domain());
+  result.ir_version = model.ir_version();
+  result.producer = PrintableText(model.producer_name() + (model.producer_version().empty()
+                                                               ? std::string()
+                                                               : " " + model.producer_version()));
   result.warnings = std::move(warnings);
   return result;
 }
