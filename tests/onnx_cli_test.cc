@@ -118,6 +118,35 @@ TEST(OnnxCli, InspectShowsWhatTheModelHolds) {
   EXPECT_NE(open.err.find("N"), std::string::npos) << open.err;
 }
 
+// A model whose work sits in If branches: planned, and inspect shows the subgraphs.
+TEST(OnnxCli, PlansAndInspectsIfBranches) {
+  OnnxBuilder then_branch, else_branch;
+  then_branch.Output("t_out");
+  then_branch.Node("Relu", {"x"}, {"t_out"}, "then_relu");
+  else_branch.Output("e_out");
+  else_branch.Node("Sigmoid", {"x"}, {"e_out"}, "else_sigmoid");
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "16"}).Input("cond", testing::kOnnxBool, {}).Output("y");
+  auto& node = b.Node("If", {"cond"}, {"y"}, "branch");
+  for (auto* branch : {&then_branch, &else_branch}) {
+    auto* attribute = node.add_attribute();
+    attribute->set_name(branch == &then_branch ? "then_branch" : "else_branch");
+    attribute->set_type(onnx::AttributeProto::GRAPH);
+    *attribute->mutable_g() = branch->graph();
+  }
+  const auto dir = testing::TempDir();
+  const auto model = WriteFile(dir, "if.onnx", b.Bytes());
+  const auto plan = RunMemplan("plan " + Quote(model) + " --format json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const auto p = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(p["tensors"], 5);  // x, cond, y, and each branch's output
+  EXPECT_EQ(p["ops"], 3);      // If, Relu, Sigmoid
+  const auto in = RunMemplan("inspect " + Quote(model));
+  ASSERT_EQ(in.exit_code, 0) << in.err;
+  EXPECT_NE(in.out.find("If 'branch' in subgraph 0"), std::string::npos) << in.out;
+  EXPECT_NE(in.out.find("Relu 1"), std::string::npos) << in.out;  // ops of the branches
+}
+
 // Every shared ONNX model: inspect agrees with plan on tensors, ops and the lower bound.
 TEST(OnnxCli, InspectAgreesWithPlanOnEverySharedModel) {
   MEMPLAN_REQUIRE_SHARED(shared);

@@ -325,15 +325,15 @@ TEST(OnnxReader, StructureErrors) {
             std::string::npos);
 }
 
-TEST(OnnxReader, SubgraphsAreNotSupported) {
+TEST(OnnxReader, GraphAttributesOutsideControlFlowAreRefused) {
   OnnxBuilder b;
-  b.Input("cond", kOnnxBool, {"1"}).Output("y");
-  auto& node = b.Node("If", {"cond"}, {"y"}, "branch");
-  SetGraphAttribute(node, "then_branch");
-  SetGraphAttribute(node, "else_branch");
+  b.Input("x", kOnnxFloat, {"1"}).Output("y");
+  auto& node = b.Node("MyCustomOp", {"x"}, {"y"}, "custom");
+  node.set_domain("com.example");
+  SetGraphAttribute(node, "body");
   const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
-  EXPECT_NE(error.find("node 'branch' (If): operators with subgraphs (If, Loop, Scan) are not "
-                       "supported (attribute 'then_branch' holds a graph)"),
+  EXPECT_NE(error.find("node 'custom' (MyCustomOp): attribute 'body' holds a graph; memplan plans "
+                       "the subgraphs of If (then_branch, else_branch), Loop and Scan (body) only"),
             std::string::npos)
       << error;
 }

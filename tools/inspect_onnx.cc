@@ -42,22 +42,47 @@ std::string ShapeText(const Tensor& t) {
   return fmt::format("[{}]", fmt::join(dims, ", "));
 }
 
+// Whether subgraph `s` got a tensor called `name` from a graph around it (ONNX names are
+// unique across a model's graphs, so a name seen in an earlier graph is that graph's).
+bool IsOuterName(const Graph& g, std::size_t s, const std::string& name) {
+  for (std::size_t outer = 0; outer < s; ++outer)
+    for (const Tensor& t : g.subgraphs[outer].tensors)
+      if (t.name == name) return true;
+  return false;
+}
+
 OnnxInspection Inspect(const std::string& input, const LoadOptions& load) {
   OnnxInspection in;
   in.model = LoadOnnx(input, load);
-  const Subgraph& sg = in.model.graph.subgraphs.at(0);
-  for (const Operator& op : sg.ops) ++in.ops_by_type[QualifiedType(in.model, op.type)];
-  for (const Tensor& t : sg.tensors)
-    if (t.is_constant) {
-      ++in.constant_tensors;
-      in.constant_bytes += t.bytes.value_or(0);
-    }
+  // Every graph's ops and constants (subgraphs of If, Loop and Scan included); a subgraph's
+  // stand-ins for outer constants are not counted twice.
+  for (std::size_t s = 0; s < in.model.graph.subgraphs.size(); ++s) {
+    const Subgraph& sub = in.model.graph.subgraphs[s];
+    for (const Operator& op : sub.ops) ++in.ops_by_type[QualifiedType(in.model, op.type)];
+    for (const Tensor& t : sub.tensors)
+      if (t.is_constant && (s == 0 || !IsOuterName(in.model.graph, s, t.name))) {
+        ++in.constant_tensors;
+        in.constant_bytes += t.bytes.value_or(0);
+      }
+  }
   // The records exactly as `plan` derives them, so the two agree.
   const Workload workload = GraphWorkload(in.model.graph, input, "onnx", load);
   in.planned = workload.problem.size();
   for (const UsageRecord& r : workload.problem.records) in.planned_bytes += r.size;
   in.lower_bound = OffsetsLowerBound(workload.problem);
   return in;
+}
+
+// What calls each subgraph: "node 'loop' (Loop) in subgraph 0"; empty for the main graph.
+std::vector<std::string> Callers(const Graph& g) {
+  std::vector<std::string> callers(g.subgraphs.size());
+  for (std::size_t s = 0; s < g.subgraphs.size(); ++s)
+    for (const Operator& op : g.subgraphs[s].ops)
+      for (std::int32_t callee : op.called_subgraphs)
+        if (callee >= 0 && static_cast<std::size_t>(callee) < callers.size())
+          callers[static_cast<std::size_t>(callee)] = fmt::format(
+              "{} '{}' in subgraph {}", PrintableText(op.type), PrintableText(op.name), s);
+  return callers;
 }
 
 Json TensorJson(const Subgraph& sg, std::int32_t index) {
@@ -85,14 +110,23 @@ Json InspectionJson(const std::string& input, const OnnxInspection& in) {
   for (std::int32_t i : sg.outputs) j["outputs"].push_back(TensorJson(sg, i));
   j["file_nodes"] = m.file_nodes;
   j["folded_nodes"] = m.folded_nodes;
-  j["ops"] = sg.ops.size();
+  j["ops"] = m.graph.OpCount();
   j["ops_by_type"] = in.ops_by_type;
   j["inference_passes"] = m.inference_passes;
-  j["tensors"] = sg.tensors.size();
+  j["tensors"] = m.graph.TensorCount();
   j["constant"] = {{"tensors", in.constant_tensors}, {"bytes", in.constant_bytes}};
   j["planned"] = {
       {"tensors", in.planned}, {"bytes", in.planned_bytes}, {"lower_bound_bytes", in.lower_bound}};
-  j["subgraphs"] = m.graph.subgraphs.size();
+  const std::vector<std::string> callers = Callers(m.graph);
+  j["subgraphs"] = Json::array();
+  for (std::size_t s = 0; s < m.graph.subgraphs.size(); ++s) {
+    const Subgraph& sub = m.graph.subgraphs[s];
+    j["subgraphs"].push_back({{"index", s},
+                              {"name", PrintableText(sub.name)},
+                              {"ops", sub.ops.size()},
+                              {"tensors", sub.tensors.size()},
+                              {"called_by", callers[s]}});
+  }
   if (!m.warnings.empty()) j["warnings"] = m.warnings;
   return j;
 }
@@ -110,8 +144,19 @@ std::string InspectionText(const std::string& input, const OnnxInspection& in) {
   out += fmt::format(
       "nodes: {} in the file, {} folded from constants (not run), {} run; shapes after {} "
       "inference pass{}\n",
-      m.file_nodes, m.folded_nodes, sg.ops.size(), m.inference_passes,
+      m.file_nodes, m.folded_nodes, m.graph.OpCount(), m.inference_passes,
       m.inference_passes == 1 ? "" : "es");
+  if (m.graph.subgraphs.size() > 1) {
+    const std::vector<std::string> callers = Callers(m.graph);
+    std::vector<std::vector<std::string>> subs;
+    for (std::size_t s = 1; s < m.graph.subgraphs.size(); ++s) {
+      const Subgraph& sub = m.graph.subgraphs[s];
+      subs.push_back({std::to_string(s), PrintableText(sub.name), std::to_string(sub.ops.size()),
+                      std::to_string(sub.tensors.size()), callers[s]});
+    }
+    out += RenderTable({{"subgraph", true}, {"name"}, {"ops", true}, {"tensors", true}, {"run by"}},
+                       subs);
+  }
   std::vector<std::vector<std::string>> rows;
   const auto add_rows = [&](const std::vector<std::int32_t>& tensors, const char* kind) {
     for (std::int32_t i : tensors) {
@@ -132,7 +177,7 @@ std::string InspectionText(const std::string& input, const OnnxInspection& in) {
   if (!types.empty()) out.pop_back();
   out +=
       fmt::format("\ntensors: {} in all, {} constant ({} B), {} planned ({} B, lower bound {} B)\n",
-                  sg.tensors.size(), in.constant_tensors, WithThousands(in.constant_bytes),
+                  m.graph.TensorCount(), in.constant_tensors, WithThousands(in.constant_bytes),
                   in.planned, WithThousands(in.planned_bytes), WithThousands(in.lower_bound));
   for (const std::string& w : m.warnings) out += w + "\n";
   return out;

@@ -184,69 +184,144 @@ bool IsFolded(const onnx::NodeProto& node, const std::unordered_set<std::string>
   return true;
 }
 
+// One graph being built: the main graph, or a subgraph an If, Loop or Scan node runs.
+struct Scope {
+  const onnx::GraphProto* proto = nullptr;
+  std::size_t subgraph = 0;  // its index in Graph::subgraphs
+  Scope* parent = nullptr;   // the graph around it; null for the main graph
+  // The calling op's inputs in the parent: an outer tensor the subgraph reads is added there,
+  // so it stays alive while the node runs (ONNX Runtime passes such implicit inputs by
+  // reference; docs/accounting.md).
+  std::vector<std::int32_t>* caller_inputs = nullptr;
+  std::string where;                                    // "" or ": subgraph 'body' of node ..."
+  std::unordered_map<std::string, ValueType> types;     // after inference
+  std::unordered_set<std::string> constants;            // initializers and folded outputs
+  std::unordered_map<std::string, std::int32_t> index;  // tensor name -> index
+};
+
 class GraphBuilder {
  public:
   GraphBuilder(const onnx::ModelProto& model, std::string_view source)
-      : model_(model), graph_(model.graph()), source_(source), types_(InferredTypes(graph_)) {}
+      : model_(model), source_(source) {}
 
   OnnxModel Build() {
-    OnnxModel result;
-    result.graph.source = std::string(source_);
-    result.graph.format = "onnx";
-    result.file_nodes = static_cast<std::size_t>(graph_.node_size());
-    result.opset = DefaultOpset(model_);
-    Subgraph& sub = result.graph.subgraphs.emplace_back();
-    sub.name = graph_.name();
-
-    for (const auto& initializer : graph_.initializer()) constants_.insert(initializer.name());
-    for (const auto& sparse : graph_.sparse_initializer())
-      constants_.insert(sparse.values().name());
-
-    // Graph inputs first, then initializers, then node outputs in node order: planned
-    // tensors end up in the add order docs/accounting.md gives (the TFLM tie-break).
-    for (const auto& input : graph_.input()) {
-      if (constants_.contains(input.name())) continue;
-      sub.inputs.push_back(Add(sub, input.name(), Lookup(input.name()), false, -1));
-    }
-    for (const auto& initializer : graph_.initializer())
-      Add(sub, initializer.name(), FromInitializer(initializer), true, -1);
-    for (const auto& sparse : graph_.sparse_initializer()) {
-      ValueType v = FromInitializer(sparse.values());
-      v.dims.assign(sparse.dims().begin(), sparse.dims().end());  // the dense shape
-      v.symbols.resize(v.dims.size());
-      Add(sub, sparse.values().name(), v, true, -1);
-    }
-
-    for (int i = 0; i < graph_.node_size(); ++i) {
-      const onnx::NodeProto& node = graph_.node(i);
-      const bool folded = IsFolded(node, constants_, types_);
-      if (folded) {
-        ++result.folded_nodes;
-        for (const std::string& output : node.output())
-          if (!output.empty()) constants_.insert(output);
-      }
-      Operator op;
-      op.type = node.op_type();
-      op.name = node.name();
-      for (const std::string& input : node.input())
-        op.inputs.push_back(input.empty() ? -1 : index_.at(input));
-      for (const std::string& output : node.output())
-        if (!output.empty()) op.outputs.push_back(Add(sub, output, Lookup(output), folded, i));
-      if (!folded) sub.ops.push_back(std::move(op));
-    }
-    for (const auto& output : graph_.output()) sub.outputs.push_back(index_.at(output.name()));
-
-    ReportUnsized(sub);
-    return result;
+    result_.graph.source = std::string(source_);
+    result_.graph.format = "onnx";
+    result_.file_nodes = static_cast<std::size_t>(model_.graph().node_size());
+    result_.opset = DefaultOpset(model_);
+    Scope main;
+    main.proto = &model_.graph();
+    BuildScope(main);
+    return std::move(result_);
   }
 
  private:
-  ValueType Lookup(const std::string& name) const {
-    const auto it = types_.find(name);
-    return it == types_.end() ? ValueType{} : it->second;
+  Subgraph& Sub(const Scope& scope) { return result_.graph.subgraphs[scope.subgraph]; }
+
+  void BuildScope(Scope& scope) {
+    const onnx::GraphProto& graph = *scope.proto;
+    scope.subgraph = result_.graph.subgraphs.size();
+    result_.graph.subgraphs.emplace_back().name = graph.name();
+    scope.types = InferredTypes(graph);
+
+    for (const auto& initializer : graph.initializer()) scope.constants.insert(initializer.name());
+    for (const auto& sparse : graph.sparse_initializer())
+      scope.constants.insert(sparse.values().name());
+
+    // Graph inputs first, then initializers, then node outputs in node order: planned
+    // tensors end up in the add order docs/accounting.md gives (the TFLM tie-break).
+    for (const auto& input : graph.input()) {
+      if (scope.constants.contains(input.name())) continue;
+      const std::int32_t t = Add(scope, input.name(), Lookup(scope, input.name()), false, -1);
+      Sub(scope).inputs.push_back(t);
+    }
+    for (const auto& initializer : graph.initializer())
+      Add(scope, initializer.name(), FromInitializer(initializer), true, -1);
+    for (const auto& sparse : graph.sparse_initializer()) {
+      ValueType v = FromInitializer(sparse.values());
+      v.dims.assign(sparse.dims().begin(), sparse.dims().end());  // the dense shape
+      v.symbols.resize(v.dims.size());
+      Add(scope, sparse.values().name(), v, true, -1);
+    }
+
+    for (int i = 0; i < graph.node_size(); ++i) {
+      const onnx::NodeProto& node = graph.node(i);
+      Operator op;
+      op.type = node.op_type();
+      op.name = node.name();
+      // Resolved first: a subgraph learns here which outer names are constants.
+      for (const std::string& input : node.input())
+        op.inputs.push_back(input.empty() ? -1 : Resolve(scope, input));
+      const bool calls = HasControlFlow(node);
+      const bool folded = !calls && IsFolded(node, scope.constants, scope.types);
+      if (folded) {
+        if (scope.parent == nullptr) ++result_.folded_nodes;
+        for (const std::string& output : node.output())
+          if (!output.empty()) scope.constants.insert(output);
+      }
+      if (calls) {
+        // then_branch before else_branch, as the runtime tries them; Loop and Scan: the body.
+        for (const char* name : {"then_branch", "else_branch", "body"})
+          for (const auto& attribute : node.attribute())
+            if (attribute.name() == name && IsControlFlowSubgraph(node, attribute)) {
+              Scope child;
+              child.proto = &attribute.g();
+              child.parent = &scope;
+              child.caller_inputs = &op.inputs;
+              child.where = scope.where + ": " + DescribeSubgraph(node, i, attribute.name());
+              BuildScope(child);
+              op.called_subgraphs.push_back(static_cast<std::int32_t>(child.subgraph));
+            }
+      }
+      for (const std::string& output : node.output())
+        if (!output.empty())
+          op.outputs.push_back(Add(scope, output, Lookup(scope, output), folded, i));
+      if (!folded) Sub(scope).ops.push_back(std::move(op));
+    }
+    for (const auto& output : graph.output())
+      Sub(scope).outputs.push_back(Resolve(scope, output.name()));
+
+    ReportUnsized(scope);
   }
 
-  std::int32_t Add(Subgraph& sub, const std::string& name, const ValueType& v, bool constant,
+  static bool HasControlFlow(const onnx::NodeProto& node) {
+    return std::ranges::any_of(node.attribute(), [&](const onnx::AttributeProto& a) {
+      return IsControlFlowSubgraph(node, a);
+    });
+  }
+
+  // The index of `name` as `scope` sees it: its own tensor, or a stand-in for a tensor of an
+  // enclosing graph. The stand-in takes no memory (the outer tensor is what lives); the outer
+  // tensor becomes an input of the calling op, at every level in between.
+  std::int32_t Resolve(Scope& scope, const std::string& name) {
+    if (const auto it = scope.index.find(name); it != scope.index.end()) return it->second;
+    if (scope.parent == nullptr)
+      throw InputError(
+          fmt::format("{}{}: '{}' is defined nowhere", source_, scope.where, Printable(name)));
+    const std::int32_t outer = Resolve(*scope.parent, name);
+    const Tensor& from = Sub(*scope.parent).tensors[static_cast<std::size_t>(outer)];
+    Tensor standin;
+    standin.name = from.name;
+    standin.type = from.type;
+    standin.shape = from.shape;
+    standin.is_constant = from.is_constant;
+    standin.bytes = from.is_constant ? from.bytes : std::optional<Bytes>(0);
+    if (from.is_constant) scope.constants.insert(name);
+    std::vector<std::int32_t>& caller = *scope.caller_inputs;
+    if (!from.is_constant && std::find(caller.begin(), caller.end(), outer) == caller.end())
+      caller.push_back(outer);
+    const auto index = static_cast<std::int32_t>(Sub(scope).tensors.size());
+    scope.index.emplace(name, index);
+    Sub(scope).tensors.push_back(std::move(standin));
+    return index;
+  }
+
+  static ValueType Lookup(const Scope& scope, const std::string& name) {
+    const auto it = scope.types.find(name);
+    return it == scope.types.end() ? ValueType{} : it->second;
+  }
+
+  std::int32_t Add(Scope& scope, const std::string& name, const ValueType& v, bool constant,
                    int producer) {
     Tensor tensor;
     tensor.name = name;
@@ -256,20 +331,21 @@ class GraphBuilder {
     } catch (const Absurd& absurd) {
       // A constant's size never matters: it is not planned.
       if (!constant)
-        throw InputError(fmt::format("{}: tensor '{}': {}", source_, Printable(name), absurd.why));
+        throw InputError(fmt::format("{}{}: tensor '{}': {}", source_, scope.where, Printable(name),
+                                     absurd.why));
       tensor.why_unsized = absurd.why;
     }
     if (!tensor.bytes && producer >= 0 && !constant && v.onnx_type == 0 && !v.has_shape) {
-      const onnx::NodeProto& node = graph_.node(producer);
+      const onnx::NodeProto& node = scope.proto->node(producer);
       tensor.why_unsized += fmt::format(
           " (output of {}{})", DescribeNode(node, producer),
           IsDefaultDomain(node) ? std::string() : ", domain '" + Printable(node.domain()) + "'");
     }
     for (const std::string& symbol : v.symbols)
       if (!symbol.empty() && !constant) open_symbols_.insert(Printable(symbol));
-    const auto index = static_cast<std::int32_t>(sub.tensors.size());
-    index_.emplace(name, index);
-    sub.tensors.push_back(std::move(tensor));
+    const auto index = static_cast<std::int32_t>(Sub(scope).tensors.size());
+    scope.index.emplace(name, index);
+    Sub(scope).tensors.push_back(std::move(tensor));
     return index;
   }
 
@@ -279,7 +355,7 @@ class GraphBuilder {
   std::string OpenDimensionsText() const {
     if (open_symbols_.empty()) return {};
     std::map<std::string, std::vector<std::string>> carried;  // name -> inputs
-    for (const auto& input : graph_.input()) {
+    for (const auto& input : model_.graph().input()) {
       if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
       for (const auto& dim : input.type().tensor_type().shape().dim())
         if (dim.has_dim_param() && open_symbols_.count(Printable(dim.dim_param()))) {
@@ -301,10 +377,10 @@ class GraphBuilder {
   }
 
   // Every tensor that needs planning must have a size.
-  void ReportUnsized(const Subgraph& sub) const {
+  void ReportUnsized(const Scope& scope) {
     std::vector<std::string> problems;
     std::size_t count = 0;
-    for (const Tensor& t : sub.tensors) {
+    for (const Tensor& t : Sub(scope).tensors) {
       if (t.is_constant || t.bytes) continue;
       if (++count <= 4)
         problems.push_back(fmt::format("'{}': {}", Printable(t.name), t.why_unsized));
@@ -318,17 +394,15 @@ class GraphBuilder {
     const std::string reported =
         node_error.empty() ? std::string() : fmt::format("; ONNX reports {}", node_error);
     throw InputError(fmt::format(
-        "{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}{}; bind dimensions "
+        "{}{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}{}; bind dimensions "
         "with --dim NAME=VALUE{} or whole shapes with --shape TENSOR=AxBxC",
-        source_, count, count == 1 ? "" : "s", fmt::join(problems, "; "), more, reported, dims));
+        source_, scope.where, count, count == 1 ? "" : "s", fmt::join(problems, "; "), more,
+        reported, dims));
   }
 
   const onnx::ModelProto& model_;
-  const onnx::GraphProto& graph_;
   std::string_view source_;
-  std::unordered_map<std::string, ValueType> types_;     // after inference
-  std::unordered_set<std::string> constants_;            // initializers and folded outputs
-  std::unordered_map<std::string, std::int32_t> index_;  // tensor name -> index
+  OnnxModel result_;                    // what Build returns
   std::set<std::string> open_symbols_;  // dim_params left on tensors that need planning
 };
 

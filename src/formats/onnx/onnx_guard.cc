@@ -54,6 +54,13 @@ void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::Nod
                                    where, DescribeNode(node, i), Printable(e.what())));
     }
   }
+  // Inference runs on the subgraphs of If, Loop and Scan too.
+  for (int i = 0; i < nodes.size(); ++i)
+    for (const auto& attribute : nodes[i].attribute())
+      if (IsControlFlowSubgraph(nodes[i], attribute))
+        CheckNodesAgainstSchemas(attribute.g().node(), opsets,
+                                 where + DescribeSubgraph(nodes[i], i, attribute.name()) + ": ",
+                                 source);
 }
 
 void CheckNodesForInference(const onnx::ModelProto& model, std::string_view source) {

@@ -121,6 +121,61 @@ bool ApplyDropoutMaskRule(onnx::ModelProto& model) {
   return changed;
 }
 
+bool SameStaticShape(const onnx::TypeProto_Tensor& a, const onnx::TypeProto_Tensor& b) {
+  if (!a.has_shape() || !b.has_shape() || a.shape().dim_size() != b.shape().dim_size())
+    return false;
+  for (int i = 0; i < a.shape().dim_size(); ++i) {
+    const auto& x = a.shape().dim(i);
+    const auto& y = b.shape().dim(i);
+    if (!x.has_dim_value() || !y.has_dim_value() || x.dim_value() != y.dim_value()) return false;
+  }
+  return true;
+}
+
+// The project rule for Loop (docs/accounting.md): ONNX 1.12 gives a Loop's final carried
+// values a type but no shape, since a body may change a value's shape from one iteration to
+// the next. When the body's output has exactly the static shape of the value that enters
+// the loop, no iteration can change it: the final value has that shape. Fills only what is
+// missing, in every graph (subgraphs included); returns whether anything changed.
+bool ApplyLoopCarriedRule(onnx::GraphProto& graph) {
+  bool changed = false;
+  auto infos = ValueInfos(graph);
+  for (auto& node : *graph.mutable_node()) {
+    for (auto& attribute : *node.mutable_attribute())
+      if (attribute.has_g()) changed |= ApplyLoopCarriedRule(*attribute.mutable_g());
+    if (node.op_type() != "Loop" || !IsDefaultDomain(node)) continue;
+    const onnx::GraphProto* body = nullptr;
+    for (const auto& attribute : node.attribute())
+      if (attribute.name() == "body" && attribute.has_g()) body = &attribute.g();
+    if (!body) continue;
+    // Inputs M, cond, v_1..v_N; body outputs cond, v_1..v_N, scan outputs; node outputs
+    // v_1..v_N, scan outputs.
+    const int carried = node.input_size() - 2;
+    for (int k = 0; k < carried && k < node.output_size() && k + 1 < body->output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      const auto entering = infos.find(node.input(k + 2));
+      if (entering == infos.end() || !HasTensorTypeAndShape(entering->second)) continue;
+      const onnx::ValueInfoProto& leaving = body->output(k + 1);
+      if (!leaving.type().has_tensor_type() ||
+          !SameStaticShape(entering->second->type().tensor_type(), leaving.type().tensor_type()))
+        continue;
+      auto final_value = infos.find(node.output(k));
+      if (final_value != infos.end() && HasTensorTypeAndShape(final_value->second)) continue;
+      onnx::ValueInfoProto* target = nullptr;
+      if (final_value != infos.end()) {
+        target = final_value->second;
+      } else {
+        target = graph.add_value_info();
+        target->set_name(node.output(k));
+        infos.emplace(target->name(), target);
+      }
+      *target->mutable_type() = entering->second->type();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 std::string FirstNodeInferenceError(const onnx::ModelProto& model) {
@@ -142,16 +197,22 @@ std::string FirstNodeInferenceError(const onnx::ModelProto& model) {
 }
 
 std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source) {
-  std::size_t dropouts = 0;
-  for (const auto& node : model.graph().node()) dropouts += node.op_type() == "Dropout";
-  // Each pass that changes something settles at least one mask, so this bound is never hit
-  // unless inference undoes the rule; then the last pass's result stands.
-  const std::size_t max_passes = dropouts + 1;
+  std::size_t ruled = 0;  // nodes a project rule may settle
+  for (const auto& node : model.graph().node())
+    ruled += node.op_type() == "Dropout" || node.op_type() == "Loop";
+  // Each pass that changes something settles at least one mask or loop value, so this bound
+  // is never hit unless inference undoes a rule; then the last pass's result stands.
+  const std::size_t max_passes = ruled + 1;
+  bool changed = false;
   std::size_t passes = 0;
   do {
     RunOnnxInference(model, source);
     ++passes;
-  } while (ApplyDropoutMaskRule(model) && passes <= max_passes);
+    // Both rules run every pass (no short-circuit): each fills what the other cannot.
+    const bool masks = ApplyDropoutMaskRule(model);
+    const bool carried = ApplyLoopCarriedRule(*model.mutable_graph());
+    changed = masks || carried;
+  } while (changed && passes <= max_passes);
   return passes;
 }
 

@@ -50,9 +50,17 @@ std::int64_t DefaultOpset(const onnx::ModelProto& model);
 
 // Checks what memplan relies on before anything else looks at the graph: nodes in
 // topological order (every input is a graph input, an initializer or an earlier node's
-// output), every name produced once, graph outputs defined, no subgraph attributes
-// (If, Loop, Scan). InputError naming the node and tensor otherwise.
+// output), every name produced once, graph outputs defined; the same in the subgraphs of If,
+// Loop and Scan (which may also read the names of the graphs around them), and no other graph
+// attribute. InputError naming the node, the subgraph and the tensor otherwise.
 void CheckStructure(const onnx::GraphProto& graph, std::string_view source);
+
+// Whether `attribute` of `node` is a subgraph memplan plans: If's then_branch and
+// else_branch, the body of Loop and Scan (default domain).
+bool IsControlFlowSubgraph(const onnx::NodeProto& node, const onnx::AttributeProto& attribute);
+
+// "subgraph 'body' of node 'loop' (Loop)" for messages.
+std::string DescribeSubgraph(const onnx::NodeProto& node, int index, const std::string& attribute);
 
 // Operator-set versions by domain, exactly as ONNX's inference looks them up.
 using Opsets = std::unordered_map<std::string, int>;

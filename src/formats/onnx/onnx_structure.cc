@@ -16,16 +16,19 @@ void RequireName(std::string_view name, std::string_view what, std::string_view 
     throw InputError(fmt::format("{}: {} '{}' is not valid UTF-8", source, what, Printable(name)));
 }
 
-// Operators that carry graphs in attributes (If, Loop, Scan, or custom ones).
-void RejectSubgraphs(const onnx::NodeProto& node, int index, std::string_view source) {
+// The graph attributes of a node memplan plans: If's branches, the body of Loop and Scan.
+// Any other graph attribute (a custom operator's, or one on the wrong operator) is refused.
+void CheckSubgraphAttributes(const onnx::NodeProto& node, int index, std::string_view source) {
   for (const auto& attribute : node.attribute()) {
-    if (attribute.has_g() || attribute.graphs_size() > 0 ||
-        attribute.type() == onnx::AttributeProto::GRAPH ||
-        attribute.type() == onnx::AttributeProto::GRAPHS)
-      throw InputError(fmt::format(
-          "{}: {}: operators with subgraphs (If, Loop, Scan) are not supported (attribute "
-          "'{}' holds a graph)",
-          source, DescribeNode(node, index), Printable(attribute.name())));
+    const bool holds_graph = attribute.has_g() || attribute.graphs_size() > 0 ||
+                             attribute.type() == onnx::AttributeProto::GRAPH ||
+                             attribute.type() == onnx::AttributeProto::GRAPHS;
+    if (!holds_graph) continue;
+    if (!IsControlFlowSubgraph(node, attribute))
+      throw InputError(
+          fmt::format("{}: {}: attribute '{}' holds a graph; memplan plans the subgraphs of If "
+                      "(then_branch, else_branch), Loop and Scan (body) only",
+                      source, DescribeNode(node, index), Printable(attribute.name())));
   }
 }
 
@@ -53,7 +56,14 @@ bool IsDefaultDomain(const onnx::NodeProto& node) {
   return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
-void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
+namespace {
+
+// `outer`: the names of the enclosing graphs a subgraph may read (empty for the main graph).
+// `where`: "" for the main graph, else "subgraph 'body' of node 'L' (Loop): ".
+void CheckGraph(const onnx::GraphProto& graph, const std::unordered_set<std::string>& outer,
+                const std::string& where_prefix, std::string_view source_file) {
+  const std::string source_text = std::string(source_file) + where_prefix;
+  const std::string_view source = source_text;
   // Names available to a node: graph inputs, initializers, outputs of earlier nodes.
   std::unordered_set<std::string_view> defined;
   std::unordered_set<std::string_view> initializers;
@@ -108,10 +118,10 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
 
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
-    RejectSubgraphs(node, i, source);
+    CheckSubgraphAttributes(node, i, source);
     for (const std::string& input : node.input()) {
       RequireName(input, "tensor name", source);
-      if (input.empty() || defined.contains(input)) continue;
+      if (input.empty() || defined.contains(input) || outer.contains(input)) continue;
       const auto it = producer.find(input);
       if (it == producer.end())
         throw InputError(
@@ -126,17 +136,46 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
                       source, DescribeNode(node, i), Printable(input),
                       DescribeNode(graph.node(it->second), it->second)));
     }
+    // A subgraph reads what this graph defined so far, and what encloses it.
+    bool has_subgraph = false;
+    for (const auto& attribute : node.attribute()) has_subgraph |= attribute.has_g();
+    if (has_subgraph) {
+      std::unordered_set<std::string> visible = outer;
+      for (const std::string_view name : defined) visible.emplace(name);
+      for (const auto& attribute : node.attribute())
+        if (attribute.has_g())
+          CheckGraph(attribute.g(), visible,
+                     where_prefix + ": " + DescribeSubgraph(node, i, attribute.name()),
+                     source_file);
+    }
     for (const std::string& output : node.output())
       if (!output.empty()) defined.insert(output);
   }
 
   for (const auto& output : graph.output()) {
     RequireName(output.name(), "graph output", source);
-    if (!defined.contains(output.name()))
+    if (!defined.contains(output.name()) && !outer.contains(output.name()))
       throw InputError(
           fmt::format("{}: graph output '{}' is no graph input, initializer or node output", source,
                       Printable(output.name())));
   }
+}
+
+}  // namespace
+
+bool IsControlFlowSubgraph(const onnx::NodeProto& node, const onnx::AttributeProto& attribute) {
+  if (!IsDefaultDomain(node) || !attribute.has_g()) return false;
+  if (node.op_type() == "If")
+    return attribute.name() == "then_branch" || attribute.name() == "else_branch";
+  return (node.op_type() == "Loop" || node.op_type() == "Scan") && attribute.name() == "body";
+}
+
+std::string DescribeSubgraph(const onnx::NodeProto& node, int index, const std::string& attribute) {
+  return fmt::format("subgraph '{}' of {}", Printable(attribute), DescribeNode(node, index));
+}
+
+void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
+  CheckGraph(graph, {}, "", source);
 }
 
 }  // namespace memplan::onnx_reader
