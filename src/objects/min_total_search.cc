@@ -74,6 +74,45 @@ class Search {
     return total;
   }
 
+  // Another bound, per step t from record p's first step on: the records not yet placed
+  // that are alive at t need distinct objects, none of them an object still busy at t. So
+  // the total is at least the busy objects' sizes plus the free objects' sizes matched,
+  // sorted against sorted, with those records (sorted matching minimises a sum of maximums).
+  // Checked at the first few distinct first steps, where objects are still busy.
+  Bytes BusyBound(std::size_t p) const {
+    constexpr std::size_t kSteps = 6;
+    Bytes best = 0;
+    std::size_t steps = 0;
+    std::vector<Bytes> free_sizes, alive;
+    for (std::size_t q = p; q < records_.size() && steps < kSteps; ++q) {
+      if (q > p && records_[q].first == records_[q - 1].first) continue;
+      const Step t = records_[q].first;
+      Bytes total = 0;
+      bool any_busy = false;
+      free_sizes.clear();
+      for (const Object& o : objects_) {
+        if (o.busy_until >= t) {
+          total += o.size;
+          any_busy = true;
+        } else {
+          free_sizes.push_back(o.size);
+        }
+      }
+      if (!any_busy) break;  // from here on Bound() already covers every step
+      ++steps;
+      alive.clear();
+      for (std::size_t r = p; r < records_.size() && records_[r].first <= t; ++r)
+        if (records_[r].last >= t) alive.push_back(records_[r].size);
+      std::sort(free_sizes.begin(), free_sizes.end(), std::greater<>());
+      std::sort(alive.begin(), alive.end(), std::greater<>());
+      for (std::size_t j = 0; j < std::max(free_sizes.size(), alive.size()); ++j)
+        total +=
+            std::max(j < free_sizes.size() ? free_sizes[j] : 0, j < alive.size() ? alive[j] : 0);
+      best = std::max(best, total);
+    }
+    return best;
+  }
+
   void Visit(std::size_t p) {
     if (aborted_) return;
     if (++nodes_ > max_nodes_) {
@@ -81,6 +120,7 @@ class Search {
       return;
     }
     if (Bound(p) >= best_) return;
+    if (p < records_.size() && BusyBound(p) >= best_) return;
     if (p == records_.size()) {  // the bound is the total here, and below the best
       best_ = Bound(p);
       best_ids_ = assign_;
