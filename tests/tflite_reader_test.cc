@@ -383,6 +383,62 @@ TEST(TfliteReader, KernelSizedCustomOutputsNameTheExactFlags) {
   EXPECT_EQ(r.problem.records[5].size, 16u);
 }
 
+// MediaPipe's kernels size their outputs in Prepare from the parameter struct stored as the
+// op's options and their inputs' shapes (mediapipe/util/tflite/operations/).
+std::vector<std::uint8_t> StructOptions(const std::vector<std::int32_t>& fields) {
+  std::vector<std::uint8_t> bytes;
+  for (const std::int32_t f : fields)
+    for (int b = 0; b < 4; ++b)
+      bytes.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(f) >> (8 * b)));
+  return bytes;
+}
+
+// One op reading x [1,8,6,16] (and weights [4,3,3,16] for the transposed convolution).
+std::vector<std::vector<std::int64_t>> MediaPipeShapes(const std::string& op,
+                                                       const std::vector<std::uint8_t>& options,
+                                                       std::size_t outputs) {
+  GraphBuilder b;
+  const auto x = b.Typed("x", DataType::kFloat32, {1, 8, 6, 16});
+  std::vector<std::int32_t> ins = {x};
+  if (op == "Convolution2DTransposeBias") {
+    ins.push_back(b.Typed("w", DataType::kFloat32, {4, 3, 3, 16}));
+    b.Last().is_constant = true;
+  }
+  std::vector<std::int32_t> outs;
+  for (std::size_t k = 0; k < outputs; ++k) outs.push_back(b.Unsized("y" + std::to_string(k)));
+  b.Inputs({x}).Outputs(outs).Op(op, ins, outs);
+  TfliteWriteOptions w;
+  w.custom_options.push_back({0, 0, options});
+  const TfliteModel m = ThroughTflite(b.Build(), w);
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const std::int32_t t : outs) shapes.push_back(m.graph.subgraphs[0].tensors[t].likely_shape);
+  return shapes;
+}
+
+TEST(TfliteReader, MediaPipeCustomOpsAreSizedFromTheirParameters) {
+  using Shapes = std::vector<std::vector<std::int64_t>>;
+  // TfLitePoolParams {padding SAME=1 / VALID=2, stride w, stride h, filter w, filter h, act}.
+  EXPECT_EQ(MediaPipeShapes("MaxPoolingWithArgmax2D", StructOptions({1, 2, 2, 2, 2, 0}), 2),
+            (Shapes{{1, 4, 3, 16}, {1, 4, 3, 16}}));
+  EXPECT_EQ(MediaPipeShapes("MaxPoolingWithArgmax2D", StructOptions({2, 2, 2, 3, 3, 0}), 2),
+            (Shapes{{1, 3, 2, 16}, {1, 3, 2, 16}}));
+  EXPECT_EQ(MediaPipeShapes("MaxUnpooling2D", StructOptions({1, 2, 2, 2, 2, 0}), 1),
+            (Shapes{{1, 16, 12, 16}}));
+  // TfLiteTransposeConvParams {padding, stride w, stride h}: SAME with stride 2 and a 3x3
+  // filter pads max(0, 3 - 7 % 2 - 1) = 1, so 2*(8-1) + 3 - 1 = 16 by 2*(6-1) + 3 - 1 = 12.
+  EXPECT_EQ(MediaPipeShapes("Convolution2DTransposeBias", StructOptions({1, 2, 2}), 1),
+            (Shapes{{1, 16, 12, 4}}));
+  // VALID: 2*(8-1) + 3 = 17 by 2*(6-1) + 3 = 13.
+  EXPECT_EQ(MediaPipeShapes("Convolution2DTransposeBias", StructOptions({2, 2, 2}), 1),
+            (Shapes{{1, 17, 13, 4}}));
+  EXPECT_EQ(MediaPipeShapes("TransformLandmarks", {}, 1), (Shapes{{1, 8, 6, 16}}));
+  EXPECT_EQ(MediaPipeShapes("Landmarks2TransformMatrix", {}, 1), (Shapes{{1, 4, 4}}));
+  // Options too short or out of range: no guess, the placeholder flags instead.
+  EXPECT_EQ(MediaPipeShapes("MaxUnpooling2D", StructOptions({1, 2}), 1), (Shapes{{}}));
+  EXPECT_EQ(MediaPipeShapes("MaxUnpooling2D", StructOptions({1, 0, 2, 2, 2, 0}), 1), (Shapes{{}}));
+  EXPECT_EQ(MediaPipeShapes("MaxUnpooling2D", StructOptions({7, 2, 2, 2, 2, 0}), 1), (Shapes{{}}));
+}
+
 TEST(TfliteReader, UnknownCustomOpsGetPlaceholderFlags) {
   const TfliteModel m = ThroughTflite(PostProcessGraph("VendorNms"));
   const std::string message = InputErrorOf([&] { RecordsFromGraph(m.graph); });

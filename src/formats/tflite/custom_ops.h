@@ -17,9 +17,14 @@ struct CustomOutputShapes {
   std::string basis;                              // e.g. "max_detections 10 in its options"
 };
 
-// For TFLite_Detection_PostProcess (SSD) and PosenetDecoderOp (Coral PoseNet) with
-// readable flexbuffers options; nullopt for other ops or unreadable options.
-std::optional<CustomOutputShapes> LikelyCustomOutputShapes(std::string_view op,
-                                                           std::span<const std::uint8_t> options);
+// For TFLite_Detection_PostProcess (SSD) and PosenetDecoderOp (Coral PoseNet), from their
+// flexbuffers options; for MediaPipe's Convolution2DTransposeBias, MaxPoolingWithArgmax2D
+// and MaxUnpooling2D, from the parameter struct in their options and their input's shape;
+// for Landmarks2TransformMatrix and TransformLandmarks, from their kernels' fixed rules
+// (docs/import.md). `inputs`: the static shapes of the op's inputs (empty where unknown).
+// nullopt for other ops, unreadable options or inputs the rule cannot use.
+std::optional<CustomOutputShapes> LikelyCustomOutputShapes(
+    std::string_view op, std::span<const std::uint8_t> options,
+    const std::vector<std::vector<std::int64_t>>& inputs = {});
 
 }  // namespace memplan::tflite_internal

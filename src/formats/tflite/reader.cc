@@ -262,7 +262,15 @@ class TfliteReader {
   // run time; read literally they would be 4-byte scalars.
   void MarkKernelSizedOutputs(const fb::SubGraph& in, Subgraph& sg, const Operator& op,
                               Bytes8 options) const {
-    const auto likely = tflite_internal::LikelyCustomOutputShapes(op.type, options);
+    // Input shapes for the rules that need them (a static shape, else empty).
+    std::vector<std::vector<std::int64_t>> inputs;
+    for (const std::int32_t t : op.inputs) {
+      const bool known = t >= 0 && static_cast<std::size_t>(t) < sg.tensors.size() &&
+                         sg.tensors[static_cast<std::size_t>(t)].bytes.has_value();
+      inputs.push_back(known ? sg.tensors[static_cast<std::size_t>(t)].shape
+                             : std::vector<std::int64_t>{});
+    }
+    const auto likely = tflite_internal::LikelyCustomOutputShapes(op.type, options, inputs);
     for (std::size_t k = 0; k < op.outputs.size(); ++k) {
       const std::int32_t t = op.outputs[k];
       if (t < 0 || static_cast<std::size_t>(t) >= sg.tensors.size()) continue;  // ValidateGraph
