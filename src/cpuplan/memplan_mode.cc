@@ -1,0 +1,199 @@
+// The memplan mode's main arena (docs/cpu-planner.md, "memplan mode"). A node range is
+// planned as an offsets problem: the tensors from the first node a change reaches onwards
+// are placed by memplan's strategy (and by TensorFlow Lite's order, keeping the smaller),
+// around the earlier tensors, whose offsets stay fixed. PlanOffsets verifies every such
+// plan; as the fixed records are all the earlier tensors that can be alive at the same
+// time as a placed one, the whole layout stays verified. Layouts are cached per shape
+// signature, and a call with nothing changed returns at once.
+#include <algorithm>
+#include <limits>
+
+#include "memplan/bounds.h"
+#include "memplan/offsets.h"
+#include "src/cpuplan/planner_impl.h"
+#include "src/cpuplan/tflite_order.h"
+
+namespace memplan {
+
+using cpuplan::kEndOfRun;
+using cpuplan::Layout;
+using cpuplan::Placement;
+
+namespace {
+
+// An incremental plan above this many times the lower bound is tried again from scratch.
+constexpr double kIncrementalSlack = 1.05;
+
+}  // namespace
+
+void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
+  const bool unchanged =
+      layout_ && version_ == done_version_ && first == done_first_ && last == done_last_;
+  if (unchanged) {
+    stats_.unchanged = true;
+  } else {
+    AssignTemporaries(first, last);
+    const cpuplan::LayoutKey key{first, last, first == 0 || !layout_ ? 0 : layout_->id};
+    if (auto cached = cache_.Find(key, signature_)) {
+      layout_ = std::move(cached);
+      stats_.cache_hit = true;
+    } else {
+      layout_ = PlanLayout(first, last);
+      cache_.Insert(key, signature_, layout_);
+    }
+    if (persistent_tensors_ > 0) {
+      std::vector<std::int32_t> persistent;
+      for (const std::int32_t t : Registered(first, last))
+        if (graph_.tensors[t].type == CpuAllocationType::kArenaRwPersistent)
+          persistent.push_back(t);
+      cpuplan::SortInTfliteOrder(persistent, graph_, alloc_node_, dealloc_node_);
+      PlacePersistent(persistent);
+    }
+    main_.SetHighWater(layout_->high_water);
+    done_version_ = version_;
+    done_first_ = first;
+    done_last_ = last;
+    last_active_node_ = last;
+  }
+  main_.Commit();
+  persistent_.Commit();
+  has_non_persistent_memory_ = true;
+  stats_.planned_bytes = layout_->high_water;
+}
+
+std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
+                                                                std::int32_t last) {
+  const std::shared_ptr<const Layout> previous = layout_ ? layout_ : hint_;
+  const std::size_t n = graph_.tensors.size();
+  auto layout = std::make_shared<Layout>();
+  layout->placement.resize(n);
+  if (previous && previous->placement.size() <= n)
+    std::copy(previous->placement.begin(), previous->placement.end(), layout->placement.begin());
+
+  auto owns_memory = [&](std::int32_t t) {
+    return graph_.tensors[t].type == CpuAllocationType::kArenaRw && !SharesNowConst(t) &&
+           alloc_node_[t] != kEndOfRun && graph_.tensors[t].bytes > 0;
+  };
+  // A placement holds when it was made for the tensor's current bytes and lifetime.
+  auto holds = [&](std::int32_t t) {
+    const Placement& p = layout->placement[t];
+    return p.size == graph_.tensors[t].bytes && p.first == alloc_node_[t] &&
+           p.last == dealloc_node_[t];
+  };
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto i = static_cast<std::int32_t>(t);
+    if (layout->placement[t].size > 0 && (!owns_memory(i) || !holds(i)))
+      layout->placement[t] = Placement{};
+  }
+
+  // The range's tensors; the first node whose tensors changed.
+  std::vector<std::int32_t> range;
+  std::int32_t reach = std::numeric_limits<std::int32_t>::max();
+  std::int32_t range_first = reach;
+  for (const std::int32_t t : Registered(first, last)) {
+    if (!owns_memory(t)) continue;
+    range.push_back(t);
+    range_first = std::min(range_first, alloc_node_[t]);
+    if (layout->placement[t].size == 0) reach = std::min(reach, alloc_node_[t]);
+  }
+  const auto end = static_cast<Step>(graph_.nodes.size());
+  auto record = [&](std::int32_t t) {
+    const std::int32_t last_node = dealloc_node_[t];
+    return UsageRecord{graph_.tensors[t].bytes, alloc_node_[t],
+                       last_node == kEndOfRun ? std::max<Step>(end, alloc_node_[t]) : last_node};
+  };
+
+  // Plans the range's tensors from node `from` on around the placements that stay.
+  auto plan_from = [&](std::int32_t from, std::vector<Placement>& out, std::size_t& fixed) {
+    out.clear();
+    Problem problem;
+    problem.alignment = options_.tensor_alignment;
+    std::vector<std::int32_t> free;
+    for (const std::int32_t t : range)
+      if (alloc_node_[t] >= from) free.push_back(t);
+    std::vector<Placement> stay;
+    for (std::size_t t = 0; t < n; ++t) {
+      const Placement& p = layout->placement[t];
+      if (p.size == 0 || alloc_node_[t] >= from) continue;
+      if (p.last >= from) stay.push_back(p);
+    }
+    fixed = stay.size();
+    for (const Placement& p : stay) {
+      problem.records.push_back(
+          {p.size, p.first, p.last == kEndOfRun ? std::max<Step>(end, p.first) : p.last});
+      problem.fixed_offsets.push_back(p.offset);
+    }
+    for (const std::int32_t t : free) {
+      problem.records.push_back(record(t));
+      problem.fixed_offsets.push_back(std::nullopt);
+    }
+    if (free.empty()) return Bytes{0};
+    if (stay.empty()) problem.fixed_offsets.clear();
+    OffsetPlan best = PlanOffsets(problem, options_.strategy);
+    OffsetPlan tflite = PlanOffsets(problem, "tflite_cpu");
+    if (tflite.arena_bytes < best.arena_bytes) best = std::move(tflite);
+    for (std::size_t k = 0; k < free.size(); ++k) {
+      const std::int32_t t = free[k];
+      out.push_back({best.offsets[stay.size() + k], graph_.tensors[t].bytes, alloc_node_[t],
+                     dealloc_node_[t], t});
+    }
+    // The bound of this part of the arena, to judge the plan by.
+    Problem loose = problem;
+    loose.fixed_offsets.clear();
+    return best.arena_bytes > OffsetsLowerBound(loose) * kIncrementalSlack ? best.arena_bytes
+                                                                           : Bytes{0};
+  };
+
+  if (reach != std::numeric_limits<std::int32_t>::max()) {
+    std::vector<Placement> placed;
+    std::size_t fixed = 0;
+    const Bytes loose = plan_from(reach, placed, fixed);
+    Bytes top_before = 0;
+    if (previous)
+      for (const Placement& p : previous->placement)
+        top_before = std::max(top_before, p.offset + p.size);
+    if (loose > top_before && fixed > 0 && reach > range_first) {
+      // The arena grew and is above the bound by more than the slack: try the whole range
+      // from scratch too.
+      std::vector<Placement> again;
+      std::size_t fixed_again = 0;
+      const std::int32_t from = range_first;
+      plan_from(from, again, fixed_again);
+      auto top = [](const std::vector<Placement>& ps, Bytes floor) {
+        for (const Placement& p : ps) floor = std::max(floor, p.offset + p.size);
+        return floor;
+      };
+      if (top(again, 0) < top(placed, 0)) {
+        placed = std::move(again);
+        fixed = fixed_again;
+        reach = from;
+      }
+    }
+    // Tensors first used from `reach` on lose their old places; the new ones replace them.
+    for (std::size_t t = 0; t < n; ++t)
+      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] >= reach) layout->placement[t] = {};
+    for (const Placement& p : placed) layout->placement[p.tensor] = p;
+    stats_.placed = placed.size();
+    stats_.kept = fixed;
+    stats_.first_replanned_node = reach;
+  }
+  for (const Placement& p : layout->placement)
+    layout->high_water = std::max(layout->high_water, p.offset + p.size);
+  layout->id = cpuplan::Mix(cpuplan::LayoutCache::Hash({first, last, 0}, signature_) ^
+                            cpuplan::Mix(previous ? previous->id : 0));
+  return layout;
+}
+
+void CpuArenaPlanner::Impl::ResetAfterMemplan(std::int32_t node) {
+  if (!layout_) return;
+  auto layout = std::make_shared<Layout>(*layout_);
+  for (Placement& p : layout->placement)
+    if (p.size > 0 && p.first > node) p = Placement{};
+  layout->high_water = 0;
+  for (const Placement& p : layout->placement)
+    layout->high_water = std::max(layout->high_water, p.offset + p.size);
+  layout->id = cpuplan::Mix(layout_->id ^ cpuplan::Mix(static_cast<std::uint64_t>(node) + 99));
+  layout_ = std::move(layout);
+}
+
+}  // namespace memplan
