@@ -135,7 +135,10 @@ void CpuArenaPlanner::Impl::ExecuteAllocations(std::int32_t first, std::int32_t 
 void CpuArenaPlanner::Impl::ResetAllocations() {
   main_.ClearPlan();
   persistent_.ClearPlan();
-  std::fill(placement_.begin(), placement_.end(), Placement{});
+  // kMemplan keeps only persistent tensors in placement_ (the main arena is in layout_):
+  // with none, a reset is O(1), so returning to a cached shape stays a lookup.
+  if (options_.mode == CpuPlannerMode::kTfliteCpu || persistent_tensors_ > 0)
+    std::fill(placement_.begin(), placement_.end(), Placement{});
   last_active_node_ = kEndOfRun;
   if (layout_) hint_ = layout_;
   layout_.reset();

@@ -129,7 +129,8 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     }
     if (free.empty()) return Bytes{0};
     if (stay.empty()) problem.fixed_offsets.clear();
-    OffsetPlan best = PlanOffsets(problem, options_.strategy);
+    OffsetPlan best =
+        PlanOffsets(problem, stay.empty() ? options_.strategy : options_.replan_strategy);
     OffsetPlan tflite = PlanOffsets(problem, "tflite_cpu");
     if (tflite.arena_bytes < best.arena_bytes) best = std::move(tflite);
     for (std::size_t k = 0; k < free.size(); ++k) {
