@@ -87,10 +87,12 @@ struct CpuPlannerOptions {
   Bytes tensor_alignment = 64;        // every offset is a multiple of it (1..64)
   // kMemplan: the offsets strategy for a range planned from nothing (any name PlanOffsets
   // knows), and the one for a re-plan around tensors that keep their offsets (a cheap one:
-  // its time should follow the tensors the change reaches). Either way TensorFlow Lite's
-  // order is tried too and the smaller plan kept.
+  // its time should follow the tensors the change reaches).
   std::string strategy = "best";
   std::string replan_strategy = "greedy_by_size";
+  // kMemplan: a range planned from nothing keeps the cheap plans (TensorFlow Lite's order,
+  // replan_strategy) when one is within this factor of the lower bound; else `strategy` runs.
+  double good_enough = 1.01;
   // kMemplan: layouts kept per shape signature; 0 turns the cache off.
   std::size_t cache_capacity = 64;
   // Called each time an arena buffer is allocated or freed (a profiler's hook).

@@ -103,7 +103,10 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
                        last_node == kEndOfRun ? std::max<Step>(end, alloc_node_[t]) : last_node};
   };
 
-  // Plans the range's tensors from node `from` on around the placements that stay.
+  const Bytes top_before = previous ? previous->high_water : 0;
+  // Plans the range's tensors from node `from` on around the placements that stay; returns
+  // the arena when it grew past the one before and is further above the bound than the
+  // slack (0 otherwise).
   auto plan_from = [&](std::int32_t from, std::vector<Placement>& out, std::size_t& fixed) {
     out.clear();
     Problem problem;
@@ -129,31 +132,39 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     }
     if (free.empty()) return Bytes{0};
     if (stay.empty()) problem.fixed_offsets.clear();
-    OffsetPlan best =
-        PlanOffsets(problem, stay.empty() ? options_.strategy : options_.replan_strategy);
-    OffsetPlan tflite = PlanOffsets(problem, "tflite_cpu");
-    if (tflite.arena_bytes < best.arena_bytes) best = std::move(tflite);
+    // Around kept offsets: the cheap re-plan strategy alone. From nothing: TensorFlow Lite's
+    // order (so never above its plan) and the cheap strategy, then the full strategy only
+    // when neither came within options.good_enough of the lower bound.
+    OffsetPlan best = PlanOffsets(problem, options_.replan_strategy);
+    if (stay.empty()) {
+      OffsetPlan tflite = PlanOffsets(problem, "tflite_cpu");
+      if (tflite.arena_bytes < best.arena_bytes) best = std::move(tflite);
+      const double bound = static_cast<double>(OffsetsLowerBound(problem));
+      if (static_cast<double>(best.arena_bytes) > bound * options_.good_enough) {
+        OffsetPlan full = PlanOffsets(problem, options_.strategy);
+        if (full.arena_bytes < best.arena_bytes) best = std::move(full);
+      }
+    }
     for (std::size_t k = 0; k < free.size(); ++k) {
       const std::int32_t t = free[k];
       out.push_back({best.offsets[stay.size() + k], graph_.tensors[t].bytes, alloc_node_[t],
                      dealloc_node_[t], t});
     }
-    // The bound of this part of the arena, to judge the plan by.
+    // Above the arena before the change? Then judge the plan by the bound of this part.
+    if (best.arena_bytes <= top_before) return Bytes{0};
     Problem loose = problem;
     loose.fixed_offsets.clear();
-    return best.arena_bytes > OffsetsLowerBound(loose) * kIncrementalSlack ? best.arena_bytes
-                                                                           : Bytes{0};
+    return static_cast<double>(best.arena_bytes) >
+                   static_cast<double>(OffsetsLowerBound(loose)) * kIncrementalSlack
+               ? best.arena_bytes
+               : Bytes{0};
   };
 
   if (reach != std::numeric_limits<std::int32_t>::max()) {
     std::vector<Placement> placed;
     std::size_t fixed = 0;
     const Bytes loose = plan_from(reach, placed, fixed);
-    Bytes top_before = 0;
-    if (previous)
-      for (const Placement& p : previous->placement)
-        top_before = std::max(top_before, p.offset + p.size);
-    if (loose > top_before && fixed > 0 && reach > range_first) {
+    if (loose != 0 && fixed > 0 && reach > range_first) {
       // The arena grew and is above the bound by more than the slack: try the whole range
       // from scratch too.
       std::vector<Placement> again;
