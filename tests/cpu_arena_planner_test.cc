@@ -254,5 +254,58 @@ TEST(CpuArenaPlanner, BadCallsAreUsageErrors) {
   EXPECT_THROW(CpuPlannerModeNamed("fastest"), UsageError);
 }
 
+// The example of docs/cpu-planner.md, as an engine author would copy it.
+TEST(CpuArenaPlanner, DocumentationExample) {
+  CpuGraph g;
+  g.tensors = {{1024, CpuAllocationType::kArenaRw},   // 0: input
+               {4096, CpuAllocationType::kMmapRo},    // 1: weights
+               {1024, CpuAllocationType::kArenaRw},   // 2: hidden
+               {512, CpuAllocationType::kArenaRw},    // 3: scratch of node 0
+               {1024, CpuAllocationType::kArenaRw}};  // 4: output
+  g.inputs = {0};
+  g.outputs = {4};
+  g.nodes = {{{0, 1}, {2}, {3}, 0}, {{2}, {4}, {}, kInPlaceInput0Shared}};
+  CpuArenaPlanner planner(g);
+  planner.PlanAllocations();
+  planner.ExecuteAllocations(0, 1);
+  ExpectAllPlaced(planner);
+  EXPECT_EQ(planner.TensorData(1), nullptr);  // read-only: the engine's
+  const Bytes before = planner.PlannedArenaBytes();
+  for (const std::int32_t t : {0, 2, 4}) planner.ResizeTensor(t, 2048);
+  planner.ResetAllocations();
+  planner.ExecuteAllocations(0, 1);
+  EXPECT_GT(planner.PlannedArenaBytes(), before);
+  EXPECT_FALSE(planner.last_stats().cache_hit);
+  ExpectAllPlaced(planner);
+  ExpectNoOverlap(planner);
+  for (const std::int32_t t : {0, 2, 4}) planner.ResizeTensor(t, 1024);
+  planner.ResetAllocations();
+  planner.ExecuteAllocations(0, 1);
+  EXPECT_TRUE(planner.last_stats().cache_hit);
+  EXPECT_EQ(planner.PlannedArenaBytes(), before);
+}
+
+// TensorFlow Lite's quirk, kept by tflite_cpu: a tensor grown after a whole-graph plan and
+// placed by ExecuteAllocations(0, n) without a reset avoids nothing (the active placements were
+// forgotten), so it lands on live tensors. The memplan mode places it clear of them.
+TEST(CpuArenaPlanner, GrownTensorWithoutResetOverlapsOnlyInTfliteMode) {
+  CpuGraph g;
+  g.tensors.assign(4, {64, CpuAllocationType::kArenaRw});
+  g.inputs = {0};
+  g.outputs = {3};
+  g.nodes = {{{0}, {1}, {}, 0}, {{1}, {2}, {}, 0}, {{2, 0}, {3}, {}, 0}};
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    planner.ExecuteAllocations(0, 2);
+    planner.ResizeTensor(2, 128);
+    planner.ExecuteAllocations(0, 2);
+    const auto [problem, offsets] = planner.MainArenaLayout();
+    const bool overlaps =
+        !FindViolations(problem, MakeOffsetPlan(problem, "check", offsets)).empty();
+    EXPECT_EQ(overlaps, mode == CpuPlannerMode::kTfliteCpu) << CpuPlannerModeName(mode);
+  }
+}
+
 }  // namespace
 }  // namespace memplan

@@ -195,8 +195,10 @@ void CpuArenaPlanner::Impl::ReplaceGraph(CpuGraph graph) {
   // Fewer tensors: the tables shrink at the next PlanAllocations, which must come first.
   tables_stale_ = graph.tensors.size() < alloc_node_.size();
   graph_ = std::move(graph);
-  // New tensors: none has memory yet.
+  // New tensors: none has memory yet, and no layout of the old graph applies.
   std::fill(data_.begin(), data_.end(), nullptr);
+  layout_.reset();
+  hint_.reset();
   if (!tables_stale_) GrowTables();
   cache_.Clear();
   ++version_;

@@ -104,90 +104,88 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
   };
 
   const Bytes top_before = previous ? previous->high_water : 0;
-  // Plans the range's tensors from node `from` on around the placements that stay; returns
-  // the arena when it grew past the one before and is further above the bound than the
-  // slack (0 otherwise).
-  auto plan_from = [&](std::int32_t from, std::vector<Placement>& out, std::size_t& fixed) {
-    out.clear();
+  // One way to re-plan: the range's tensors first used from node `from` on, placed around
+  // every placement that stays (all others first used up to `last`); `poor` when the arena
+  // grew past the one before and is further above the bound than the slack.
+  struct Replan {
+    std::int32_t from = 0;
+    std::vector<Placement> placement;  // the whole layout after it
+    std::size_t placed = 0;
+    std::size_t fixed = 0;
+    Bytes high_water = 0;
+    bool poor = false;
+  };
+  auto plan_from = [&](std::int32_t from) {
+    Replan out{from, layout->placement, 0, 0, 0, false};
+    std::vector<std::int32_t> free;
+    std::vector<bool> is_free(n, false);
+    for (const std::int32_t t : range)
+      if (alloc_node_[t] >= from) {
+        free.push_back(t);
+        is_free[t] = true;
+      }
+    // Tensors beyond the range lose their places (their own range will place them again).
+    for (std::size_t t = 0; t < n; ++t)
+      if (is_free[t] || (alloc_node_[t] != kEndOfRun && alloc_node_[t] > last))
+        out.placement[t] = Placement{};
     Problem problem;
     problem.alignment = options_.tensor_alignment;
-    std::vector<std::int32_t> free;
-    for (const std::int32_t t : range)
-      if (alloc_node_[t] >= from) free.push_back(t);
-    std::vector<Placement> stay;
-    for (std::size_t t = 0; t < n; ++t) {
-      const Placement& p = layout->placement[t];
-      if (p.size == 0 || alloc_node_[t] >= from) continue;
-      if (p.last >= from) stay.push_back(p);
-    }
-    fixed = stay.size();
-    for (const Placement& p : stay) {
+    for (const Placement& p : out.placement) {
+      if (p.size == 0 || p.last < from) continue;  // cannot be alive with a free tensor
       problem.records.push_back(
           {p.size, p.first, p.last == kEndOfRun ? std::max<Step>(end, p.first) : p.last});
       problem.fixed_offsets.push_back(p.offset);
     }
+    out.fixed = problem.records.size();
     for (const std::int32_t t : free) {
       problem.records.push_back(record(t));
       problem.fixed_offsets.push_back(std::nullopt);
     }
-    if (free.empty()) return Bytes{0};
-    if (stay.empty()) problem.fixed_offsets.clear();
-    // Around kept offsets: the cheap re-plan strategy alone. From nothing: TensorFlow Lite's
-    // order (so never above its plan) and the cheap strategy, then the full strategy only
-    // when neither came within options.good_enough of the lower bound.
-    OffsetPlan best = PlanOffsets(problem, options_.replan_strategy);
-    if (stay.empty()) {
-      OffsetPlan tflite = PlanOffsets(problem, "tflite_cpu");
-      if (tflite.arena_bytes < best.arena_bytes) best = std::move(tflite);
-      const double bound = static_cast<double>(OffsetsLowerBound(problem));
-      if (static_cast<double>(best.arena_bytes) > bound * options_.good_enough) {
-        OffsetPlan full = PlanOffsets(problem, options_.strategy);
-        if (full.arena_bytes < best.arena_bytes) best = std::move(full);
+    if (!free.empty()) {
+      if (out.fixed == 0) problem.fixed_offsets.clear();
+      // Around kept offsets: the cheap re-plan strategy alone. From nothing: TensorFlow Lite's
+      // order (so never above its plan) and the cheap strategy, then the full strategy only
+      // when neither came within options.good_enough of the lower bound.
+      OffsetPlan best = PlanOffsets(problem, options_.replan_strategy);
+      if (out.fixed == 0) {
+        OffsetPlan tflite = PlanOffsets(problem, "tflite_cpu");
+        if (tflite.arena_bytes < best.arena_bytes) best = std::move(tflite);
+        const double bound = static_cast<double>(OffsetsLowerBound(problem));
+        if (static_cast<double>(best.arena_bytes) > bound * options_.good_enough) {
+          OffsetPlan full = PlanOffsets(problem, options_.strategy);
+          if (full.arena_bytes < best.arena_bytes) best = std::move(full);
+        }
+      }
+      for (std::size_t k = 0; k < free.size(); ++k) {
+        const std::int32_t t = free[k];
+        out.placement[t] = {best.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
+                            dealloc_node_[t], t};
+      }
+      out.placed = free.size();
+      if (out.fixed > 0 && best.arena_bytes > top_before) {
+        Problem loose = problem;
+        loose.fixed_offsets.clear();
+        out.poor = static_cast<double>(best.arena_bytes) >
+                   static_cast<double>(OffsetsLowerBound(loose)) * kIncrementalSlack;
       }
     }
-    for (std::size_t k = 0; k < free.size(); ++k) {
-      const std::int32_t t = free[k];
-      out.push_back({best.offsets[stay.size() + k], graph_.tensors[t].bytes, alloc_node_[t],
-                     dealloc_node_[t], t});
-    }
-    // Above the arena before the change? Then judge the plan by the bound of this part.
-    if (best.arena_bytes <= top_before) return Bytes{0};
-    Problem loose = problem;
-    loose.fixed_offsets.clear();
-    return static_cast<double>(best.arena_bytes) >
-                   static_cast<double>(OffsetsLowerBound(loose)) * kIncrementalSlack
-               ? best.arena_bytes
-               : Bytes{0};
+    for (const Placement& p : out.placement)
+      out.high_water = std::max(out.high_water, p.offset + p.size);
+    return out;
   };
 
   if (reach != std::numeric_limits<std::int32_t>::max()) {
-    std::vector<Placement> placed;
-    std::size_t fixed = 0;
-    const Bytes loose = plan_from(reach, placed, fixed);
-    if (loose != 0 && fixed > 0 && reach > range_first) {
-      // The arena grew and is above the bound by more than the slack: try the whole range
-      // from scratch too.
-      std::vector<Placement> again;
-      std::size_t fixed_again = 0;
-      const std::int32_t from = range_first;
-      plan_from(from, again, fixed_again);
-      auto top = [](const std::vector<Placement>& ps, Bytes floor) {
-        for (const Placement& p : ps) floor = std::max(floor, p.offset + p.size);
-        return floor;
-      };
-      if (top(again, 0) < top(placed, 0)) {
-        placed = std::move(again);
-        fixed = fixed_again;
-        reach = from;
-      }
+    Replan chosen = plan_from(reach);
+    if (chosen.poor && reach > range_first) {
+      // The arena grew and is above the bound by more than the slack: the whole range from
+      // its first tensor too, keeping the smaller.
+      Replan again = plan_from(range_first);
+      if (again.high_water < chosen.high_water) chosen = std::move(again);
     }
-    // Tensors first used from `reach` on lose their old places; the new ones replace them.
-    for (std::size_t t = 0; t < n; ++t)
-      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] >= reach) layout->placement[t] = {};
-    for (const Placement& p : placed) layout->placement[p.tensor] = p;
-    stats_.placed = placed.size();
-    stats_.kept = fixed;
-    stats_.first_replanned_node = reach;
+    layout->placement = std::move(chosen.placement);
+    stats_.placed = chosen.placed;
+    stats_.kept = chosen.fixed;
+    stats_.first_replanned_node = chosen.from;
   }
   for (const Placement& p : layout->placement)
     layout->high_water = std::max(layout->high_water, p.offset + p.size);
