@@ -32,12 +32,13 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
   if (unchanged) {
     stats_.unchanged = true;
   } else {
-    AssignTemporaries(first, last);
     const cpuplan::LayoutKey key{first, last, first == 0 || !layout_ ? 0 : layout_->id};
     if (auto cached = cache_.Find(key, signature_)) {
+      // The same range was planned since PlanAllocations: its temporaries have lifetimes.
       layout_ = std::move(cached);
       stats_.cache_hit = true;
     } else {
+      AssignTemporaries(first, last);
       layout_ = PlanLayout(first, last);
       cache_.Insert(key, signature_, layout_);
     }
