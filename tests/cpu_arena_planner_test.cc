@@ -307,5 +307,72 @@ TEST(CpuArenaPlanner, GrownTensorWithoutResetOverlapsOnlyInTfliteMode) {
   }
 }
 
+// Random engines: resizes, resets, partial ranges and memory release in a seeded order. After
+// every call the memplan mode's layout has no overlap and every arena tensor has memory; a
+// plan from node 0 is never above tflite_cpu's for the same shapes (a re-plan that keeps
+// earlier offsets may be: docs/cpu-planner.md).
+TEST(CpuArenaPlanner, RandomCallSequencesKeepTheMemplanLayoutSound) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937_64 rng(seed * 7919);
+    const CpuGraph g = RandomGraph(seed + 100, 20 + static_cast<int>(seed % 20));
+    const auto last = static_cast<std::int32_t>(g.nodes.size()) - 1;
+    CpuArenaPlanner ours(g, Options(CpuPlannerMode::kMemplan));
+    CpuArenaPlanner tflite(g, Options(CpuPlannerMode::kTfliteCpu));
+    ours.PlanAllocations();
+    tflite.PlanAllocations();
+    PlanWhole(ours);
+    // tflite_cpu sees the same shapes; it plans only when compared.
+    auto resize = [&](std::int32_t tensor, Bytes bytes) {
+      ours.ResizeTensor(tensor, bytes);
+      tflite.ResizeTensor(tensor, bytes);
+    };
+    for (int call = 0; call < 40; ++call) {
+      const auto t = static_cast<std::int32_t>(rng() % g.tensors.size());
+      const Bytes bytes = Bytes{16} * (1 + rng() % 96);
+      switch (rng() % 5) {
+        case 0: {  // an input resize reaches node 0: a whole plan, never above tflite_cpu's
+          const std::int32_t in = g.inputs[0];
+          const Bytes grown = ours.graph().tensors[in].bytes + 16;
+          resize(in, grown);
+          resize(t, bytes);
+          EXPECT_LE(PlanWhole(ours), PlanWhole(tflite));
+          EXPECT_EQ(ours.last_stats().first_replanned_node, 0);
+          break;
+        }
+        case 1: {  // a kernel resizes its output while running: reset after its node
+          const auto node = static_cast<std::int32_t>(rng() % g.nodes.size());
+          const std::int32_t out = g.nodes[node].outputs[0];
+          ours.ResetAllocationsAfter(node - 1 < 0 ? 0 : node - 1);
+          resize(out, bytes);
+          ours.ExecuteAllocations(node - 1 < 0 ? 0 : node, last);
+          break;
+        }
+        case 2: {  // a range at a time
+          resize(t, bytes);
+          ours.ResetAllocations();
+          const auto split = static_cast<std::int32_t>(rng() % g.nodes.size());
+          ours.ExecuteAllocations(0, split);
+          ours.ExecuteAllocations(split + 1, last);
+          break;
+        }
+        case 3: {  // memory handed back between runs
+          ours.ReleaseNonPersistentMemory();
+          ours.AcquireNonPersistentMemory();
+          break;
+        }
+        default: {  // grown without a reset
+          resize(t, bytes);
+          ours.ExecuteAllocations(0, last);
+          break;
+        }
+      }
+      ExpectNoOverlap(ours);
+      ExpectAllPlaced(ours);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memplan
