@@ -11,6 +11,8 @@
 //  - kMemplan plans each range with memplan's offsets strategies, re-plans after a resize
 //    only the tensors the change reaches, and caches one layout per shape signature.
 //
+// One planner serves one engine thread at a time (no internal locking).
+//
 // Errors throw (memplan/error.h): UsageError for a call the contract forbids (a tensor
 // index out of range, an alignment of 0 or above 64), InputError for a graph the rules
 // reject (a tensor freed twice), InternalError for a plan that fails verification.
