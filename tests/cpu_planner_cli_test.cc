@@ -68,5 +68,24 @@ TEST(CliRunResize, Lfm2BatchTextReport) {
   EXPECT_NE(bad.err.find("frames"), std::string::npos) << bad.err;
 }
 
+// GPT-2 from the zoo (480 ops, no model file) leaves its token count open.
+TEST(CliRunResize, ZooGpt2Tokens) {
+  const auto r = RunMemplan("run zoo:gpt2 --resize tokens=8,24,8 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["steps"].size(), 3u);
+  for (const auto& s : j["steps"]) {
+    EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
+    EXPECT_LE(s["arena_bytes"].get<std::uint64_t>(),
+              s["tflite_cpu_arena_bytes"].get<std::uint64_t>());
+  }
+  EXPECT_EQ(j["steps"][1]["shapes"]["input_ids"], nlohmann::json::array({1, 24}));
+  EXPECT_TRUE(j["steps"][2]["cache_hit"].get<bool>());
+  EXPECT_EQ(j["steps"][2]["arena_bytes"], j["steps"][0]["arena_bytes"]);
+  // Other zoo models, and other dimensions of GPT-2, stay fixed.
+  EXPECT_EQ(RunMemplan("run zoo:mobilenet_v2 --resize tokens=8,16").exit_code, 2);
+  EXPECT_EQ(RunMemplan("run zoo:gpt2 --resize batch=1,2").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace memplan
