@@ -16,6 +16,7 @@
 #include "tools/commands.h"
 #include "tools/model_options.h"
 #include "tools/progress.h"
+#include "tools/run_resize.h"
 
 namespace memplan::cli {
 
@@ -31,9 +32,10 @@ struct RunOptions {
   std::vector<std::string> preallocate;
   std::string offline = "auto";
   std::string format = "text";
-  std::string inplace = "none";  // --inplace: none, tflite, tflm, all
-  bool reorder = false;          // --reorder
-  bool quiet = false;            // no progress on stderr
+  std::string inplace = "none";     // --inplace: none, tflite, tflm, all
+  bool reorder = false;             // --reorder
+  bool quiet = false;               // no progress on stderr
+  std::vector<std::string> resize;  // --resize NAME=N1,N2,...: a sequence of shapes
 };
 
 // An aligned buffer of exactly `size` bytes on the heap.
@@ -113,6 +115,24 @@ Graph Reordered(const Graph& graph, const InPlaceRuleSet& rules, const RunOption
 }
 
 void Run(const RunOptions& o) {
+  if (!o.resize.empty()) {
+    if (o.reorder || o.inplace != "none" || !o.preallocate.empty() || o.arena_size ||
+        o.persistent_size)
+      throw UsageError(
+          "--resize plans with the CPU arena planner: it takes --dim, --strategy, --invokes "
+          "and --format, not --reorder, --inplace, --preallocate or arena sizes");
+    ResizeRunOptions r;
+    r.model = o.model;
+    r.model_flags = o.model_flags;
+    r.resize = o.resize;
+    r.strategy = o.strategy == "tflm_greedy" ? "best" : o.strategy;
+    if (r.strategy.starts_with("offsets/")) r.strategy = r.strategy.substr(8);
+    r.invokes = o.invokes;
+    r.format = o.format;
+    r.quiet = o.quiet;
+    RunResize(r);
+    return;
+  }
   Progress progress("memplan run", o.quiet);
   progress.Stage("loading the model");
   const Workload workload = LoadWorkload(o.model, ToLoadOptions(o.model_flags));
@@ -255,6 +275,11 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_flag("--reorder", options->reorder,
                 "run the ops in the order that keeps the fewest bytes alive (with --inplace "
                 "rules)");
+  cmd->add_option("--resize", options->resize,
+                  "NAME=N1,N2,...: run the model with its open dimension NAME at each size in "
+                  "turn, planned by the CPU arena planner (memplan mode, --strategy default best; "
+                  "docs/cpu-planner.md); repeat to move several dimensions together; other open "
+                  "dimensions bound with --dim");
   AddQuietFlag(*cmd, options->quiet);
   cmd->callback([options] { Run(*options); });
 }

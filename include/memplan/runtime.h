@@ -20,6 +20,7 @@
 // Several Interpreters may share one Arena: the head is shared (models take turns).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,6 +42,13 @@ enum class OfflinePlanUse {
   kRequire,      // as kWhenPresent, but a model without offline offsets is an error
 };
 
+// What one planned buffer stands for.
+struct PlannedBuffer {
+  TensorRef tensor;              // the tensor, when scratch_op < 0
+  std::int32_t scratch_op = -1;  // node index of the op whose scratch buffer this is
+  bool offline = false;          // its offset came from the offline plan
+};
+
 struct InterpreterOptions {
   // Offsets strategy for the buffers the offline plan leaves open (all of them when
   // there is none). Any name memplan::PlanOffsets knows.
@@ -59,13 +67,10 @@ struct InterpreterOptions {
   // instead of planning, and do not verify it (in place is not applied). Shows that a
   // broken plan is caught.
   std::optional<OffsetPlan> unchecked_plan;
-};
-
-// What one planned buffer stands for.
-struct PlannedBuffer {
-  TensorRef tensor;              // the tensor, when scratch_op < 0
-  std::int32_t scratch_op = -1;  // node index of the op whose scratch buffer this is
-  bool offline = false;          // its offset came from the offline plan
+  // An engine's own planner in place of `strategy` (e.g. a CpuArenaPlanner, as
+  // `memplan run --resize` uses one): given the problem and what each record stands for,
+  // it returns the offsets, which are verified like any plan. In place is not applied.
+  std::function<OffsetPlan(const Problem&, const std::vector<PlannedBuffer>&)> planner;
 };
 
 // Figures of one loaded model.

@@ -23,4 +23,8 @@ std::span<const ZooModel> ZooModels();
 // The graph of the built-in model called `name`, or nullopt when there is none.
 std::optional<Graph> ZooGraph(std::string_view name);
 
+// zoo:gpt2 over `tokens` tokens instead of 128: a model whose sequence length changes
+// (benchmarks of re-planning, docs/cpu-planner.md). UsageError unless 1 <= tokens <= 2^20.
+Graph Gpt2WithTokens(std::int64_t tokens);
+
 }  // namespace memplan

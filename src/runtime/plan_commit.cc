@@ -109,6 +109,11 @@ struct PlannedBuffers {
 // expands the plan back (both checked).
 PlannedBuffers PlanBuffers(const InterpreterState& state, const PlanInput& in) {
   const InterpreterOptions& o = state.options;
+  if (o.planner) {
+    OffsetPlan plan = o.planner(in.problem, in.buffers);
+    VerifyOrThrow(in.problem, plan);
+    return {std::move(plan), {}};
+  }
   if (!o.inplace || o.inplace->empty()) return {PlanOffsets(in.problem, o.strategy), {}};
   GraphRecords records;
   records.problem = in.problem;

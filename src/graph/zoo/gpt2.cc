@@ -20,7 +20,7 @@ constexpr std::int64_t kLayers = 12;
 constexpr std::int64_t kModel = 768;   // d_model
 constexpr std::int64_t kHeads = 12;    // attention heads
 constexpr std::int64_t kHeadDim = 64;  // d_model / heads
-constexpr std::int64_t kSeq = 128;     // tokens per run
+constexpr std::int64_t kSeq = 128;     // tokens per run of zoo:gpt2
 constexpr std::int64_t kVocab = 50257;
 constexpr std::int64_t kHidden = 3072;  // MLP width
 
@@ -40,26 +40,27 @@ TensorId LayerNorm(GraphBuilder& g, TensorId x, const std::string& n) {
 }
 
 // [1, seq, d_model] → [1, heads, seq, head_dim], or [1, heads, head_dim, seq] for keys.
-TensorId ToHeads(GraphBuilder& g, TensorId x, const std::string& n, bool keys) {
-  const TensorId split = Reshape(g, x, n + "/heads", {1, kSeq, kHeads, kHeadDim});
+TensorId ToHeads(GraphBuilder& g, TensorId x, const std::string& n, bool keys, std::int64_t seq) {
+  const TensorId split = Reshape(g, x, n + "/heads", {1, seq, kHeads, kHeadDim});
   return Transpose(
       g, split, n + "/transposed",
       keys ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1, 3});
 }
 
-TensorId Attention(GraphBuilder& g, TensorId x, const std::string& n, TensorId mask) {
+TensorId Attention(GraphBuilder& g, TensorId x, const std::string& n, TensorId mask,
+                   std::int64_t seq) {
   const TensorId qkv = FullyConnected(g, x, n + "/c_attn", 3 * kModel);
   const std::vector<TensorId> parts = Split(g, qkv, n + "/qkv", -1, 3);
-  const TensorId q = ToHeads(g, parts[0], n + "/q", false);
-  const TensorId k = ToHeads(g, parts[1], n + "/k", true);
-  const TensorId v = ToHeads(g, parts[2], n + "/v", false);
+  const TensorId q = ToHeads(g, parts[0], n + "/q", false, seq);
+  const TensorId k = ToHeads(g, parts[1], n + "/k", true, seq);
+  const TensorId v = ToHeads(g, parts[2], n + "/v", false, seq);
   TensorId scores = BatchMatMul(g, q, k, n + "/scores");  // [1, heads, seq, seq]
   scores = Binary(g, "MUL", scores, g.Constant(n + "/scale", {}), n + "/scaled");
   scores = Binary(g, "ADD", scores, mask, n + "/masked");
   const TensorId probs = Unary(g, "SOFTMAX", scores, n + "/probs");
   TensorId context = BatchMatMul(g, probs, v, n + "/context");  // [1, heads, seq, head_dim]
   context = Transpose(g, context, n + "/merge", {0, 2, 1, 3});
-  context = Reshape(g, context, n + "/merged", {1, kSeq, kModel});
+  context = Reshape(g, context, n + "/merged", {1, seq, kModel});
   return FullyConnected(g, context, n + "/c_proj", kModel);
 }
 
@@ -72,23 +73,27 @@ TensorId Mlp(GraphBuilder& g, TensorId x, const std::string& n) {
 }  // namespace
 
 Graph BuildGpt2Small() {
+  return BuildGpt2(kSeq);
+}
+
+Graph BuildGpt2(std::int64_t seq) {
   GraphBuilder g("gpt2");
-  const TensorId ids = g.Input("input_ids", {1, kSeq}, DataType::kInt32);
+  const TensorId ids = g.Input("input_ids", {1, seq}, DataType::kInt32);
   const TensorId wte = g.Constant("wte", {kVocab, kModel});
   // Causal mask: 0 on and below the diagonal, a large negative value above it.
-  const TensorId mask = g.Constant("causal_mask", {1, 1, kSeq, kSeq});
+  const TensorId mask = g.Constant("causal_mask", {1, 1, seq, seq});
   TensorId x = Gather(g, wte, ids, "token_embedding");
-  x = Binary(g, "ADD", x, g.Constant("wpe", {kSeq, kModel}), "embedding");
+  x = Binary(g, "ADD", x, g.Constant("wpe", {seq, kModel}), "embedding");
   for (std::int64_t layer = 0; layer < kLayers; ++layer) {
     const std::string n = fmt::format("h{}", layer);
-    const TensorId attn = Attention(g, LayerNorm(g, x, n + "/ln_1"), n + "/attn", mask);
+    const TensorId attn = Attention(g, LayerNorm(g, x, n + "/ln_1"), n + "/attn", mask, seq);
     x = Binary(g, "ADD", x, attn, n + "/attn_residual");
     const TensorId mlp = Mlp(g, LayerNorm(g, x, n + "/ln_2"), n + "/mlp");
     x = Binary(g, "ADD", x, mlp, n + "/mlp_residual");
   }
   x = LayerNorm(g, x, "ln_f");
   // The LM head reuses the token embedding as its [vocab, d_model] weights; no bias (-1).
-  const TensorId logits = g.Op("FULLY_CONNECTED", {x, wte, -1}, "logits", {1, kSeq, kVocab});
+  const TensorId logits = g.Op("FULLY_CONNECTED", {x, wte, -1}, "logits", {1, seq, kVocab});
   g.Output(logits);
   return std::move(g).Finish();
 }

@@ -9,5 +9,7 @@ Graph BuildMobileNetV2();
 Graph BuildResNet50();
 Graph BuildInceptionV3();
 Graph BuildGpt2Small();
+// GPT-2 small over `tokens` tokens (zoo:gpt2 has 128).
+Graph BuildGpt2(std::int64_t tokens);
 
 }  // namespace memplan::zoo

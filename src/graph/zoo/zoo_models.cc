@@ -1,6 +1,9 @@
 // The list of built-in models behind zoo:NAME.
+#include <fmt/format.h>
+
 #include <array>
 
+#include "memplan/error.h"
 #include "memplan/zoo.h"
 #include "src/graph/zoo/models.h"
 
@@ -25,6 +28,14 @@ std::optional<Graph> ZooGraph(std::string_view name) {
   for (const ZooModel& m : ZooModels())
     if (m.name == name) return m.build();
   return std::nullopt;
+}
+
+Graph Gpt2WithTokens(std::int64_t tokens) {
+  if (tokens < 1 || tokens > (std::int64_t{1} << 20))
+    throw UsageError(fmt::format("gpt2 over {} tokens: expected 1 to 2^20", tokens));
+  Graph g = zoo::BuildGpt2(tokens);
+  g.source = fmt::format("zoo:gpt2 ({} tokens)", tokens);
+  return g;
 }
 
 }  // namespace memplan

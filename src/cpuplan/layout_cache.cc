@@ -1,0 +1,90 @@
+// The shape signature and the layout cache of kMemplan (docs/cpu-planner.md, "The cache").
+#include "src/cpuplan/layout_cache.h"
+
+#include <cstring>
+
+namespace memplan::cpuplan {
+
+std::uint64_t Mix(std::uint64_t value) {
+  value += 0x9e3779b97f4a7c15ULL;
+  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+  return value ^ (value >> 31);
+}
+
+std::uint64_t ShapeSignature::Term(std::size_t tensor, Bytes bytes, std::uint8_t type) {
+  return Mix(Mix(tensor) ^ Mix(bytes + 0x51ULL) ^ (std::uint64_t{type} << 56));
+}
+
+void ShapeSignature::Reset(const std::vector<CpuTensor>& tensors) {
+  bytes_.resize(tensors.size());
+  types_.resize(tensors.size());
+  hash_ = 0;
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    bytes_[t] = tensors[t].bytes;
+    types_[t] = static_cast<std::uint8_t>(tensors[t].type);
+    hash_ += Term(t, bytes_[t], types_[t]);
+  }
+}
+
+void ShapeSignature::Set(std::size_t tensor, Bytes bytes, CpuAllocationType type) {
+  const auto code = static_cast<std::uint8_t>(type);
+  hash_ -= Term(tensor, bytes_[tensor], types_[tensor]);
+  bytes_[tensor] = bytes;
+  types_[tensor] = code;
+  hash_ += Term(tensor, bytes, code);
+}
+
+bool ShapeSignature::operator==(const ShapeSignature& other) const {
+  // Byte-wise comparisons of plain arrays: the whole signature in well under a microsecond
+  // for a thousand tensors.
+  return hash_ == other.hash_ && bytes_.size() == other.bytes_.size() &&
+         std::memcmp(bytes_.data(), other.bytes_.data(), bytes_.size() * sizeof(Bytes)) == 0 &&
+         std::memcmp(types_.data(), other.types_.data(), types_.size()) == 0;
+}
+
+void LayoutCache::SetCapacity(std::size_t capacity) {
+  capacity_ = capacity;
+  Clear();
+}
+
+void LayoutCache::Clear() {
+  entries_.clear();
+  order_.clear();
+}
+
+std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shapes) {
+  return Mix(
+      shapes.hash() ^
+      Mix(static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last)) ^
+      Mix(key.base + 7));
+}
+
+std::shared_ptr<const Layout> LayoutCache::Find(const LayoutKey& key,
+                                                const ShapeSignature& shapes) const {
+  if (capacity_ == 0) return nullptr;
+  const auto [from, to] = entries_.equal_range(Hash(key, shapes));
+  for (auto it = from; it != to; ++it) {
+    const Entry& e = it->second;
+    if (e.key.first == key.first && e.key.last == key.last && e.key.base == key.base &&
+        e.shapes == shapes)
+      return e.layout;
+  }
+  return nullptr;
+}
+
+void LayoutCache::Insert(const LayoutKey& key, const ShapeSignature& shapes,
+                         std::shared_ptr<const Layout> layout) {
+  if (capacity_ == 0) return;
+  const std::uint64_t hash = Hash(key, shapes);
+  entries_.emplace(hash, Entry{key, shapes, std::move(layout)});
+  order_.push_back(hash);
+  while (order_.size() > capacity_) {
+    // An entry with the oldest hash (one hash rarely has two entries).
+    const auto it = entries_.find(order_.front());
+    if (it != entries_.end()) entries_.erase(it);
+    order_.pop_front();
+  }
+}
+
+}  // namespace memplan::cpuplan

@@ -1,0 +1,74 @@
+#pragma once
+// kMemplan's layouts and their cache. A layout is one main-arena plan: a placement per
+// tensor. Layouts are immutable and shared, so switching to a cached one costs a pointer.
+// The cache is keyed by the shape signature: every tensor's bytes and allocation type,
+// with a hash kept up to date as tensors are resized (docs/cpu-planner.md).
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "src/cpuplan/simple_arena.h"
+
+namespace memplan::cpuplan {
+
+struct Layout {
+  std::uint64_t id = 0;              // derived from how it was made; equal ids, equal layouts
+  std::vector<Placement> placement;  // per tensor; size 0 = none
+  Bytes high_water = 0;
+};
+
+// Every tensor's bytes and type, and a hash of them updated in O(1) per change.
+class ShapeSignature {
+ public:
+  void Reset(const std::vector<CpuTensor>& tensors);
+  void Set(std::size_t tensor, Bytes bytes, CpuAllocationType type);
+  std::uint64_t hash() const { return hash_; }
+  const std::vector<Bytes>& bytes() const { return bytes_; }
+  const std::vector<std::uint8_t>& types() const { return types_; }
+  bool operator==(const ShapeSignature& other) const;
+
+ private:
+  static std::uint64_t Term(std::size_t tensor, Bytes bytes, std::uint8_t type);
+  std::vector<Bytes> bytes_;
+  std::vector<std::uint8_t> types_;
+  std::uint64_t hash_ = 0;
+};
+
+// What a node-range call was asked with: the range, the layout it started from (0 when
+// the range starts at node 0: nothing before it matters) and the shapes.
+struct LayoutKey {
+  std::int32_t first = 0;
+  std::int32_t last = 0;
+  std::uint64_t base = 0;
+};
+
+class LayoutCache {
+ public:
+  explicit LayoutCache(std::size_t capacity = 0) : capacity_(capacity) {}
+  void SetCapacity(std::size_t capacity);
+  void Clear();
+  // The layout made for this key and these shapes, or nullptr.
+  std::shared_ptr<const Layout> Find(const LayoutKey& key, const ShapeSignature& shapes) const;
+  // Keeps it, dropping the oldest entry beyond the capacity.
+  void Insert(const LayoutKey& key, const ShapeSignature& shapes,
+              std::shared_ptr<const Layout> layout);
+  std::size_t size() const { return order_.size(); }
+  static std::uint64_t Hash(const LayoutKey& key, const ShapeSignature& shapes);
+
+ private:
+  struct Entry {
+    LayoutKey key;
+    ShapeSignature shapes;
+    std::shared_ptr<const Layout> layout;
+  };
+  std::size_t capacity_;
+  std::unordered_multimap<std::uint64_t, Entry> entries_;
+  std::deque<std::uint64_t> order_;  // hashes, oldest first
+};
+
+// A 64-bit mix (splitmix64's finaliser), for hashes and layout ids.
+std::uint64_t Mix(std::uint64_t value);
+
+}  // namespace memplan::cpuplan

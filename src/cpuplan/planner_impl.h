@@ -1,0 +1,89 @@
+#pragma once
+// The planner's state, shared by both modes: the graph, the lifetimes and in-place shares
+// computed by PlanAllocations, the persistent arena, and the main arena, whose plan each
+// mode makes its own way (tflite_mode.cc, memplan_mode.cc). docs/cpu-planner.md.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "memplan/cpu_arena_planner.h"
+#include "src/cpuplan/layout_cache.h"
+#include "src/cpuplan/simple_arena.h"
+
+namespace memplan {
+
+class CpuArenaPlanner::Impl {
+ public:
+  Impl(CpuGraph graph, CpuPlannerOptions options);
+
+  void PlanAllocations();
+  void ExecuteAllocations(std::int32_t first, std::int32_t last);
+  void ResetAllocations();
+  void ResetAllocationsAfter(std::int32_t node);
+  void ReleaseNonPersistentMemory();
+  void AcquireNonPersistentMemory();
+  void ResizeTensor(std::int32_t tensor, Bytes bytes);
+  void SetAllocationType(std::int32_t tensor, CpuAllocationType type);
+  void ReplaceGraph(CpuGraph graph);
+  std::byte* TensorData(std::int32_t tensor) const;
+  std::pair<Problem, std::vector<Bytes>> MainArenaLayout(std::vector<std::int32_t>* tensors) const;
+
+  // Checks a tensor index from the caller.
+  void CheckTensor(std::int32_t tensor, const char* what) const;
+
+  CpuGraph graph_;
+  CpuPlannerOptions options_;
+  // Per tensor: lifetime (cpuplan::kEndOfRun = not assigned), the root whose buffer it
+  // shares (-1 none), the placement (main or persistent arena) and the data pointer.
+  std::vector<std::int32_t> alloc_node_;
+  std::vector<std::int32_t> dealloc_node_;
+  std::vector<std::int32_t> share_root_;
+  std::vector<cpuplan::Placement> placement_;
+  std::vector<std::byte*> data_;
+  // Per node: the tensors the node's range has to place (outputs, temporaries; inputs and
+  // variables on node 0).
+  std::vector<std::vector<std::int32_t>> registered_;
+  cpuplan::SimpleArena main_;
+  cpuplan::SimpleArena persistent_;
+  std::int32_t last_active_node_ = cpuplan::kEndOfRun;  // kEndOfRun = undefined
+  bool has_non_persistent_memory_ = false;
+  bool tables_stale_ = false;  // the graph shrank: PlanAllocations must come next
+  CpuPlanStats stats_;
+
+  // kMemplan only: the layout in use, the one before the last ResetAllocations (a hint),
+  // the shape signature and the cache (memplan_mode.cc).
+  std::shared_ptr<const cpuplan::Layout> layout_;
+  std::shared_ptr<const cpuplan::Layout> hint_;
+  cpuplan::ShapeSignature signature_;
+  cpuplan::LayoutCache cache_;
+  std::uint64_t version_ = 1;       // bumped by every change that can alter a plan
+  std::uint64_t done_version_ = 0;  // the version the last ExecuteAllocations planned
+  std::int32_t done_first_ = -1, done_last_ = -1;
+  std::size_t persistent_tensors_ = 0;
+
+ private:
+  void GrowTables();
+  void AssignTemporaries(std::int32_t first, std::int32_t last);
+  // The distinct tensors registered to nodes first..last (in registration order).
+  std::vector<std::int32_t> Registered(std::int32_t first, std::int32_t last);
+  // Whether `tensor` uses its root's buffer now (dropping a share that no longer holds).
+  bool SharesNow(std::int32_t tensor);
+  bool SharesNowConst(std::int32_t tensor) const;
+  void PlacePersistent(const std::vector<std::int32_t>& candidates);
+  void Resolve(std::int32_t tensor);
+  void ResolveAll();
+  std::int32_t LastOf(std::int32_t tensor) const;
+
+  // tflite_cpu mode.
+  void ExecuteTflite(std::int32_t first, std::int32_t last);
+  void ResetAfterTflite(std::int32_t node);
+  // memplan mode.
+  void ExecuteMemplan(std::int32_t first, std::int32_t last);
+  void ResetAfterMemplan(std::int32_t node);
+  std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last);
+
+  std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
+  std::uint32_t epoch_ = 0;
+};
+
+}  // namespace memplan

@@ -1,0 +1,73 @@
+#pragma once
+// One arena of the CPU planner: a plan (the placements alive in a node range, sorted by
+// offset, and a high-water mark) and a buffer that only grows while it is held. The
+// placement rule is TensorFlow Lite's SimpleMemoryArena best fit (docs/cpu-planner.md).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "memplan/cpu_arena_planner.h"
+
+namespace memplan::cpuplan {
+
+// No last node: alive to the end of the run.
+inline constexpr std::int32_t kEndOfRun = INT32_MAX;
+
+// Where a tensor sits in an arena over nodes [first, last] (both inclusive); size 0 = none.
+struct Placement {
+  Bytes offset = 0;
+  Bytes size = 0;
+  std::int32_t first = -1;
+  std::int32_t last = -1;
+  std::int32_t tensor = -1;
+};
+
+class SimpleArena {
+ public:
+  SimpleArena(bool persistent, Bytes alignment, std::function<void(const CpuBufferEvent&)> events);
+  ~SimpleArena();  // frees the buffer (one event when it held one)
+  SimpleArena(const SimpleArena&) = delete;
+  SimpleArena& operator=(const SimpleArena&) = delete;
+
+  // Best fit among the placements whose nodes intersect [first, last]; size 0 takes no
+  // space and is not kept. UsageError for an alignment of 0 or above 64, InputError on
+  // overflow.
+  Placement Allocate(Bytes size, std::int32_t first, std::int32_t last, std::int32_t tensor);
+  // Forgets the active placements (the high-water mark stays).
+  void ClearActive() { active_.clear(); }
+  // Forgets the active placements and the high-water mark (the buffer stays).
+  void ClearPlan();
+  // Drops the placements that end before `node`.
+  void DropEndedBefore(std::int32_t node);
+  // Drops the placements that start after `node`.
+  void DropStartedAfter(std::int32_t node);
+  // Replaces the active placements (sorted by offset here, ties in the given order).
+  void SetActive(std::vector<Placement> placements);
+  // Raises the high-water mark (a plan made elsewhere).
+  void RaiseHighWater(Bytes bytes);
+  void SetHighWater(Bytes bytes) { high_water_ = bytes; }
+
+  // Grows the buffer to the high-water mark when it is smaller; true when the buffer was
+  // allocated anew (so every pointer into it changed).
+  bool Commit();
+  // Frees the buffer (the plan stays).
+  void Release();
+
+  std::byte* base() const { return base_; }
+  Bytes buffer_bytes() const { return buffer_bytes_; }
+  Bytes high_water() const { return high_water_; }
+
+ private:
+  bool persistent_;
+  Bytes alignment_;
+  std::function<void(const CpuBufferEvent&)> events_;
+  std::vector<Placement> active_;  // sorted by offset
+  Bytes high_water_ = 0;
+  std::unique_ptr<std::byte[]> memory_;
+  std::byte* base_ = nullptr;  // memory_ aligned to 64 bytes
+  Bytes buffer_bytes_ = 0;
+};
+
+}  // namespace memplan::cpuplan

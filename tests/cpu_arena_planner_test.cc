@@ -1,0 +1,378 @@
+// CpuArenaPlanner without ../shared: TensorFlow Lite's rules on small graphs, and the memplan
+// mode's promises (no overlap, never above tflite_cpu, re-planning only what a resize
+// reaches, the shape cache, release and acquire) on seeded random graphs.
+#include "memplan/cpu_arena_planner.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "memplan/error.h"
+#include "memplan/plan.h"
+
+namespace memplan {
+namespace {
+
+// A chain of `nodes` ops over a graph input; each op reads the previous output and, now and
+// then, an older one, and some ops have a temporary. Sizes seeded.
+CpuGraph RandomGraph(std::uint64_t seed, int nodes) {
+  std::mt19937_64 rng(seed);
+  CpuGraph g;
+  auto add = [&](Bytes bytes) {
+    g.tensors.push_back({bytes, CpuAllocationType::kArenaRw});
+    return static_cast<std::int32_t>(g.tensors.size() - 1);
+  };
+  auto size = [&] { return Bytes{16} * (1 + rng() % 64); };
+  std::vector<std::int32_t> values{add(size())};
+  g.inputs = {values[0]};
+  for (int i = 0; i < nodes; ++i) {
+    CpuNode node;
+    node.inputs.push_back(values.back());
+    if (values.size() > 2 && rng() % 3 == 0)
+      node.inputs.push_back(values[rng() % (values.size() - 1)]);
+    node.outputs.push_back(add(size()));
+    if (rng() % 4 == 0) node.temporaries.push_back(add(size()));
+    node.inplace = rng() % 2 == 0 ? kInPlaceInput0Shared : 0;
+    values.push_back(node.outputs[0]);
+    g.nodes.push_back(node);
+  }
+  g.outputs = {values.back()};
+  return g;
+}
+
+CpuPlannerOptions Options(CpuPlannerMode mode) {
+  CpuPlannerOptions o;
+  o.mode = mode;
+  o.tensor_alignment = 16;
+  return o;
+}
+
+Bytes PlanWhole(CpuArenaPlanner& planner) {
+  planner.ResetAllocations();
+  planner.ExecuteAllocations(0, static_cast<std::int32_t>(planner.graph().nodes.size()) - 1);
+  return planner.PlannedArenaBytes();
+}
+
+void ExpectNoOverlap(const CpuArenaPlanner& planner) {
+  const auto [problem, offsets] = planner.MainArenaLayout();
+  const OffsetPlan plan = MakeOffsetPlan(problem, "check", offsets);
+  const auto violations = FindViolations(problem, plan);
+  EXPECT_TRUE(violations.empty()) << violations.front().message;
+}
+
+// Every arena tensor with bytes has memory, inside the buffer.
+void ExpectAllPlaced(const CpuArenaPlanner& planner) {
+  const CpuGraph& g = planner.graph();
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(g.tensors.size()); ++t) {
+    if (g.tensors[t].type != CpuAllocationType::kArenaRw || g.tensors[t].bytes == 0) continue;
+    std::byte* data = planner.TensorData(t);
+    ASSERT_NE(data, nullptr) << "tensor " << t;
+    EXPECT_GE(data, planner.ArenaBase());
+    EXPECT_LE(data + g.tensors[t].bytes, planner.ArenaBase() + planner.ArenaBufferBytes());
+  }
+}
+
+TEST(CpuArenaPlanner, TfliteModeChainReusesTheFirstIntermediate) {
+  // in(0) -> a(1) -> b(2) -> out(3), 64 bytes each, no in place: a dies at node 1, so
+  // out (placed after the whole-run tensors, at node 2) takes a's place.
+  CpuGraph g;
+  g.tensors.assign(4, {64, CpuAllocationType::kArenaRw});
+  g.inputs = {0};
+  g.outputs = {3};
+  g.nodes = {{{0}, {1}, {}, 0}, {{1}, {2}, {}, 0}, {{2}, {3}, {}, 0}};
+  CpuArenaPlanner planner(g, Options(CpuPlannerMode::kTfliteCpu));
+  planner.PlanAllocations();
+  planner.ExecuteAllocations(0, 2);
+  EXPECT_EQ(planner.Lifetime(1).first, 0);
+  EXPECT_EQ(planner.Lifetime(1).last, 1);
+  EXPECT_FALSE(planner.Lifetime(3).last.has_value());
+  EXPECT_EQ(planner.TensorData(0), planner.ArenaBase());
+  EXPECT_EQ(planner.TensorData(3), planner.TensorData(1));
+  EXPECT_EQ(planner.PlannedArenaBytes(), 192u);
+  ExpectNoOverlap(planner);
+}
+
+TEST(CpuArenaPlanner, InPlaceOutputUsesItsInputsBuffer) {
+  CpuGraph g;
+  g.tensors.assign(3, {64, CpuAllocationType::kArenaRw});
+  g.inputs = {0};
+  g.outputs = {2};
+  g.nodes = {{{0}, {1}, {}, 0}, {{1}, {2}, {}, kInPlaceInput0Shared}};
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    // The graph output may not share: tensor 1 feeds only the output, so nothing shares.
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    EXPECT_FALSE(planner.SharesBufferOf(2).has_value());
+  }
+  g.tensors.push_back({64, CpuAllocationType::kArenaRw});
+  g.nodes.push_back({{2}, {3}, {}, 0});
+  g.outputs = {3};
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    planner.ExecuteAllocations(0, 2);
+    EXPECT_EQ(planner.SharesBufferOf(2), 1);
+    EXPECT_EQ(planner.TensorData(2), planner.TensorData(1));
+  }
+}
+
+TEST(CpuArenaPlanner, MemplanModeNeverAboveTfliteAndNeverOverlaps) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE(seed);
+    const CpuGraph g = RandomGraph(seed, 30);
+    CpuArenaPlanner tflite(g, Options(CpuPlannerMode::kTfliteCpu));
+    CpuArenaPlanner ours(g, Options(CpuPlannerMode::kMemplan));
+    tflite.PlanAllocations();
+    ours.PlanAllocations();
+    const Bytes theirs = PlanWhole(tflite);
+    EXPECT_LE(PlanWhole(ours), theirs);
+    ExpectNoOverlap(ours);
+    ExpectAllPlaced(ours);
+    ExpectNoOverlap(tflite);
+  }
+}
+
+TEST(CpuArenaPlanner, ResizeReplansOnlyWhatTheChangeReaches) {
+  const CpuGraph g = RandomGraph(7, 40);
+  CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+  planner.PlanAllocations();
+  PlanWhole(planner);
+  const std::int32_t output_of_30 = g.nodes[30].outputs[0];
+  std::vector<std::ptrdiff_t> before;
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(g.tensors.size()); ++t)
+    before.push_back(planner.TensorData(t) - planner.ArenaBase());
+
+  // A shrink: the later tensors fit around the earlier ones without growing the arena.
+  planner.ResizeTensor(output_of_30, g.tensors[output_of_30].bytes / 2);
+  PlanWhole(planner);
+  const CpuPlanStats& stats = planner.last_stats();
+  EXPECT_FALSE(stats.cache_hit);
+  EXPECT_EQ(stats.first_replanned_node, 30);
+  EXPECT_LT(stats.placed, g.tensors.size() / 2);
+  ExpectNoOverlap(planner);
+  ExpectAllPlaced(planner);
+  // Tensors first used before node 30 kept their offsets.
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(g.tensors.size()); ++t) {
+    const CpuLifetime life = planner.Lifetime(t);
+    if (life.first && *life.first < 30)
+      EXPECT_EQ(planner.TensorData(t) - planner.ArenaBase(), before[t]) << "tensor " << t;
+  }
+}
+
+TEST(CpuArenaPlanner, RepeatedShapeIsACacheHitAndNoChangeIsALookup) {
+  const CpuGraph g = RandomGraph(11, 25);
+  CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+  planner.PlanAllocations();
+  const auto last = static_cast<std::int32_t>(g.nodes.size()) - 1;
+  const Bytes first_arena = PlanWhole(planner);
+  planner.ExecuteAllocations(0, last);
+  EXPECT_TRUE(planner.last_stats().unchanged);
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(g.tensors.size()); ++t)
+    planner.ResizeTensor(t, g.tensors[t].bytes * 2);
+  PlanWhole(planner);
+  EXPECT_FALSE(planner.last_stats().cache_hit);
+  ExpectNoOverlap(planner);
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(g.tensors.size()); ++t)
+    planner.ResizeTensor(t, g.tensors[t].bytes);
+  EXPECT_EQ(PlanWhole(planner), first_arena);
+  EXPECT_TRUE(planner.last_stats().cache_hit);
+  ExpectNoOverlap(planner);
+  ExpectAllPlaced(planner);
+}
+
+TEST(CpuArenaPlanner, ReleaseAndAcquireKeepThePlan) {
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    const CpuGraph g = RandomGraph(3, 12);
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    const Bytes arena = PlanWhole(planner);
+    planner.ReleaseNonPersistentMemory();
+    EXPECT_FALSE(planner.HasNonPersistentMemory());
+    EXPECT_EQ(planner.ArenaBufferBytes(), 0u);
+    EXPECT_EQ(planner.TensorData(g.inputs[0]), nullptr);
+    planner.AcquireNonPersistentMemory();
+    EXPECT_TRUE(planner.HasNonPersistentMemory());
+    EXPECT_EQ(planner.ArenaBufferBytes(), arena);
+    ExpectAllPlaced(planner);
+  }
+}
+
+TEST(CpuArenaPlanner, ResetAfterANodeKeepsEarlierTensors) {
+  const CpuGraph g = RandomGraph(5, 20);
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    PlanWhole(planner);
+    const std::int32_t early = g.nodes[3].outputs[0];
+    const std::int32_t late = g.nodes[15].outputs[0];
+    const auto kept = planner.TensorData(early) - planner.ArenaBase();
+    planner.ResetAllocationsAfter(9);
+    if (mode == CpuPlannerMode::kTfliteCpu) EXPECT_EQ(planner.TensorData(late), nullptr);
+    planner.ResizeTensor(late, g.tensors[late].bytes + 4096);
+    planner.ExecuteAllocations(10, 19);
+    EXPECT_NE(planner.TensorData(late), nullptr);
+    EXPECT_EQ(planner.TensorData(early) - planner.ArenaBase(), kept);
+    if (mode == CpuPlannerMode::kMemplan) ExpectNoOverlap(planner);
+  }
+}
+
+TEST(CpuArenaPlanner, PersistentAndDynamicTensors) {
+  CpuGraph g;
+  g.tensors = {{32, CpuAllocationType::kArenaRw},
+               {48, CpuAllocationType::kArenaRwPersistent},
+               {64, CpuAllocationType::kDynamic},
+               {32, CpuAllocationType::kArenaRw}};
+  g.inputs = {0};
+  g.outputs = {3};
+  g.nodes = {{{0}, {2}, {1}, 0}, {{2}, {3}, {}, 0}};
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    planner.ExecuteAllocations(0, 1);
+    EXPECT_EQ(planner.TensorData(1), planner.PersistentArenaBase());
+    EXPECT_EQ(planner.PersistentArenaBufferBytes(), 48u);
+    EXPECT_EQ(planner.TensorData(2), nullptr);  // the engine's own memory
+    EXPECT_EQ(planner.PlannedArenaBytes(), 64u);
+  }
+}
+
+TEST(CpuArenaPlanner, BadCallsAreUsageErrors) {
+  CpuGraph g;
+  g.tensors.assign(2, {8, CpuAllocationType::kArenaRw});
+  g.nodes = {{{0}, {1}, {}, 0}};
+  CpuArenaPlanner planner(g, Options(CpuPlannerMode::kTfliteCpu));
+  EXPECT_THROW(planner.ResizeTensor(5, 8), UsageError);
+  EXPECT_THROW(planner.TensorData(-1), UsageError);
+  g.nodes[0].outputs = {9};
+  EXPECT_THROW(CpuArenaPlanner(g, {}), UsageError);
+  CpuPlannerOptions zero = Options(CpuPlannerMode::kTfliteCpu);
+  zero.tensor_alignment = 0;
+  g.nodes[0].outputs = {1};
+  CpuArenaPlanner unaligned(g, zero);
+  unaligned.PlanAllocations();
+  EXPECT_THROW(unaligned.ExecuteAllocations(0, 0), UsageError);
+  EXPECT_THROW(CpuPlannerModeNamed("fastest"), UsageError);
+}
+
+// The example of docs/cpu-planner.md, as an engine author would copy it.
+TEST(CpuArenaPlanner, DocumentationExample) {
+  CpuGraph g;
+  g.tensors = {{1024, CpuAllocationType::kArenaRw},   // 0: input
+               {4096, CpuAllocationType::kMmapRo},    // 1: weights
+               {1024, CpuAllocationType::kArenaRw},   // 2: hidden
+               {512, CpuAllocationType::kArenaRw},    // 3: scratch of node 0
+               {1024, CpuAllocationType::kArenaRw}};  // 4: output
+  g.inputs = {0};
+  g.outputs = {4};
+  g.nodes = {{{0, 1}, {2}, {3}, 0}, {{2}, {4}, {}, kInPlaceInput0Shared}};
+  CpuArenaPlanner planner(g);
+  planner.PlanAllocations();
+  planner.ExecuteAllocations(0, 1);
+  ExpectAllPlaced(planner);
+  EXPECT_EQ(planner.TensorData(1), nullptr);  // read-only: the engine's
+  const Bytes before = planner.PlannedArenaBytes();
+  for (const std::int32_t t : {0, 2, 4}) planner.ResizeTensor(t, 2048);
+  planner.ResetAllocations();
+  planner.ExecuteAllocations(0, 1);
+  EXPECT_GT(planner.PlannedArenaBytes(), before);
+  EXPECT_FALSE(planner.last_stats().cache_hit);
+  ExpectAllPlaced(planner);
+  ExpectNoOverlap(planner);
+  for (const std::int32_t t : {0, 2, 4}) planner.ResizeTensor(t, 1024);
+  planner.ResetAllocations();
+  planner.ExecuteAllocations(0, 1);
+  EXPECT_TRUE(planner.last_stats().cache_hit);
+  EXPECT_EQ(planner.PlannedArenaBytes(), before);
+}
+
+// TensorFlow Lite's quirk, kept by tflite_cpu: a tensor grown after a whole-graph plan and
+// placed by ExecuteAllocations(0, n) without a reset avoids nothing (the active placements were
+// forgotten), so it lands on live tensors. The memplan mode places it clear of them.
+TEST(CpuArenaPlanner, GrownTensorWithoutResetOverlapsOnlyInTfliteMode) {
+  CpuGraph g;
+  g.tensors.assign(4, {64, CpuAllocationType::kArenaRw});
+  g.inputs = {0};
+  g.outputs = {3};
+  g.nodes = {{{0}, {1}, {}, 0}, {{1}, {2}, {}, 0}, {{2, 0}, {3}, {}, 0}};
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    planner.ExecuteAllocations(0, 2);
+    planner.ResizeTensor(2, 128);
+    planner.ExecuteAllocations(0, 2);
+    const auto [problem, offsets] = planner.MainArenaLayout();
+    const bool overlaps =
+        !FindViolations(problem, MakeOffsetPlan(problem, "check", offsets)).empty();
+    EXPECT_EQ(overlaps, mode == CpuPlannerMode::kTfliteCpu) << CpuPlannerModeName(mode);
+  }
+}
+
+// Random engines: resizes, resets, partial ranges and memory release in a seeded order. After
+// every call the memplan mode's layout has no overlap and every arena tensor has memory; a
+// plan from node 0 is never above tflite_cpu's for the same shapes (a re-plan that keeps
+// earlier offsets may be: docs/cpu-planner.md).
+TEST(CpuArenaPlanner, RandomCallSequencesKeepTheMemplanLayoutSound) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937_64 rng(seed * 7919);
+    const CpuGraph g = RandomGraph(seed + 100, 20 + static_cast<int>(seed % 20));
+    const auto last = static_cast<std::int32_t>(g.nodes.size()) - 1;
+    CpuArenaPlanner ours(g, Options(CpuPlannerMode::kMemplan));
+    CpuArenaPlanner tflite(g, Options(CpuPlannerMode::kTfliteCpu));
+    ours.PlanAllocations();
+    tflite.PlanAllocations();
+    PlanWhole(ours);
+    // tflite_cpu sees the same shapes; it plans only when compared.
+    auto resize = [&](std::int32_t tensor, Bytes bytes) {
+      ours.ResizeTensor(tensor, bytes);
+      tflite.ResizeTensor(tensor, bytes);
+    };
+    for (int call = 0; call < 40; ++call) {
+      const auto t = static_cast<std::int32_t>(rng() % g.tensors.size());
+      const Bytes bytes = Bytes{16} * (1 + rng() % 96);
+      switch (rng() % 5) {
+        case 0: {  // an input resize reaches node 0: a whole plan, never above tflite_cpu's
+          const std::int32_t in = g.inputs[0];
+          const Bytes grown = ours.graph().tensors[in].bytes + 16;
+          resize(in, grown);
+          resize(t, bytes);
+          EXPECT_LE(PlanWhole(ours), PlanWhole(tflite));
+          EXPECT_EQ(ours.last_stats().first_replanned_node, 0);
+          break;
+        }
+        case 1: {  // a kernel resizes its output while running: reset after its node
+          const auto node = static_cast<std::int32_t>(rng() % g.nodes.size());
+          const std::int32_t out = g.nodes[node].outputs[0];
+          ours.ResetAllocationsAfter(node - 1 < 0 ? 0 : node - 1);
+          resize(out, bytes);
+          ours.ExecuteAllocations(node - 1 < 0 ? 0 : node, last);
+          break;
+        }
+        case 2: {  // a range at a time
+          resize(t, bytes);
+          ours.ResetAllocations();
+          const auto split = static_cast<std::int32_t>(rng() % g.nodes.size());
+          ours.ExecuteAllocations(0, split);
+          ours.ExecuteAllocations(split + 1, last);
+          break;
+        }
+        case 3: {  // memory handed back between runs
+          ours.ReleaseNonPersistentMemory();
+          ours.AcquireNonPersistentMemory();
+          break;
+        }
+        default: {  // grown without a reset
+          resize(t, bytes);
+          ours.ExecuteAllocations(0, last);
+          break;
+        }
+      }
+      ExpectNoOverlap(ours);
+      ExpectAllPlaced(ours);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace memplan

@@ -1,0 +1,91 @@
+// memplan run --resize: the LFM2 decoder (../shared, ONNX symbolic dims) through a sequence
+// of shapes with the CPU arena planner; usage errors without any model file.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+using testing::RunMemplan;
+
+TEST(CliRunResize, UsageErrors) {
+  EXPECT_EQ(RunMemplan("run zoo:paper_example --resize batch=1,x").exit_code, 2);
+  EXPECT_EQ(RunMemplan("run zoo:paper_example --resize batch=").exit_code, 2);
+  EXPECT_EQ(RunMemplan("run zoo:paper_example --resize batch=1,2 --reorder").exit_code, 2);
+  const auto r = RunMemplan("run zoo:paper_example --resize a=1,2 --resize b=1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("one value per step"), std::string::npos) << r.err;
+}
+
+TEST(CliRunResize, Lfm2SequenceGrowsAndComesBack) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model = (shared / "models" / "tiny_random_lfm2_decoder.onnx").string();
+  const auto r = RunMemplan("run " + testing::Quote(model) +
+                            " --dim batch_size=1 --dim past_sequence_length=16"
+                            " --resize sequence_length=16,32,64,32"
+                            " --resize total_sequence_length=32,48,80,48 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["steps"].size(), 4u);
+  for (const auto& s : j["steps"]) {
+    for (const char* key :
+         {"shapes", "arena_bytes", "tflite_cpu_arena_bytes", "lower_bound_bytes",
+          "replanned_tensors", "replan_us", "full_plan_us", "outputs_match_naive"})
+      EXPECT_TRUE(s.contains(key)) << key;
+    EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
+    EXPECT_LE(s["arena_bytes"].get<std::uint64_t>(),
+              s["tflite_cpu_arena_bytes"].get<std::uint64_t>());
+    EXPECT_GE(s["arena_bytes"].get<std::uint64_t>(), s["lower_bound_bytes"].get<std::uint64_t>());
+  }
+  // The input's shape follows the dimension.
+  EXPECT_EQ(j["steps"][1]["shapes"]["input_ids"], nlohmann::json::array({1, 32}));
+  EXPECT_GT(j["steps"][2]["arena_bytes"].get<std::uint64_t>(),
+            j["steps"][1]["arena_bytes"].get<std::uint64_t>());
+  // Back to a shape seen before: the cached layout, nothing re-planned.
+  EXPECT_TRUE(j["steps"][3]["cache_hit"].get<bool>());
+  EXPECT_EQ(j["steps"][3]["replanned_tensors"], 0);
+  EXPECT_EQ(j["steps"][3]["arena_bytes"], j["steps"][1]["arena_bytes"]);
+}
+
+TEST(CliRunResize, Lfm2BatchTextReport) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model = (shared / "models" / "tiny_random_lfm2_decoder.onnx").string();
+  const auto r = RunMemplan("run " + testing::Quote(model) +
+                            " --dim sequence_length=16 --dim past_sequence_length=16"
+                            " --dim total_sequence_length=32 --resize batch_size=1,4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[memplan] batch_size=4: input_ids[4,16]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outputs match the naive layout"), std::string::npos);
+  // A dimension the model does not have is a usage error naming it.
+  const auto bad = RunMemplan("run " + testing::Quote(model) +
+                              " --dim sequence_length=16 --dim past_sequence_length=16"
+                              " --dim total_sequence_length=32 --dim batch_size=1 --resize "
+                              "frames=1,2");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("frames"), std::string::npos) << bad.err;
+}
+
+// GPT-2 from the zoo (480 ops, no model file) leaves its token count open.
+TEST(CliRunResize, ZooGpt2Tokens) {
+  const auto r = RunMemplan("run zoo:gpt2 --resize tokens=8,24,8 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["steps"].size(), 3u);
+  for (const auto& s : j["steps"]) {
+    EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
+    EXPECT_LE(s["arena_bytes"].get<std::uint64_t>(),
+              s["tflite_cpu_arena_bytes"].get<std::uint64_t>());
+  }
+  EXPECT_EQ(j["steps"][1]["shapes"]["input_ids"], nlohmann::json::array({1, 24}));
+  EXPECT_TRUE(j["steps"][2]["cache_hit"].get<bool>());
+  EXPECT_EQ(j["steps"][2]["arena_bytes"], j["steps"][0]["arena_bytes"]);
+  // Other zoo models, and other dimensions of GPT-2, stay fixed.
+  EXPECT_EQ(RunMemplan("run zoo:mobilenet_v2 --resize tokens=8,16").exit_code, 2);
+  EXPECT_EQ(RunMemplan("run zoo:gpt2 --resize batch=1,2").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace memplan
