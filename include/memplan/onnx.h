@@ -23,7 +23,8 @@ struct OnnxModel {
   std::size_t folded_nodes = 0;      // of those, computed from constants only (not run)
   std::int64_t opset = 0;            // version of the default ("ai.onnx") operator set
   std::size_t inference_passes = 0;  // shape-inference passes until nothing changed
-  // --dim bindings that bound nothing in this model (each a "warning: ..." line).
+  // --dim bindings that bound nothing in this model, then stored shapes that disagreed
+  // with the computed ones and were replaced (each a "warning: ..." line).
   std::vector<std::string> warnings;
 };
 

@@ -13,6 +13,7 @@
 
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
+#include "src/formats/onnx/onnx_schemas.h"
 
 namespace memplan::onnx_reader {
 
@@ -187,7 +188,11 @@ bool IsFolded(const onnx::NodeProto& node, const std::unordered_set<std::string>
 class GraphBuilder {
  public:
   GraphBuilder(const onnx::ModelProto& model, std::string_view source)
-      : model_(model), graph_(model.graph()), source_(source), types_(InferredTypes(graph_)) {}
+      : model_(model),
+        graph_(model.graph()),
+        source_(source),
+        types_(InferredTypes(graph_)),
+        opsets_(OpsetsOf(model.opset_import())) {}
 
   OnnxModel Build() {
     OnnxModel result;
@@ -237,6 +242,7 @@ class GraphBuilder {
     for (const auto& output : graph_.output()) sub.outputs.push_back(index_.at(output.name()));
 
     ReportUnsized(sub);
+    result.warnings = std::move(notes_);
     return result;
   }
 
@@ -246,8 +252,30 @@ class GraphBuilder {
     return it == types_.end() ? ValueType{} : it->second;
   }
 
-  std::int32_t Add(Subgraph& sub, const std::string& name, const ValueType& v, bool constant,
+  // A --shape on the output of an operator memplan has no rule for gives a shape but no
+  // element type: the node's first typed input lends its type, with a warning.
+  ValueType WithBorrowedType(const std::string& name, const ValueType& v, int producer) {
+    if (producer < 0 || !v.kind.empty() || v.onnx_type != 0 || !v.has_shape) return v;
+    const onnx::NodeProto& node = graph_.node(producer);
+    if (NoRuleText(node, name).empty()) return v;
+    for (const std::string& input : node.input()) {
+      const ValueType from = Lookup(input);
+      if (!from.kind.empty() || from.onnx_type == 0) continue;
+      ValueType typed = v;
+      typed.onnx_type = from.onnx_type;
+      notes_.push_back(fmt::format(
+          "warning: tensor '{}': element type {} taken from input '{}' of {}, which memplan has "
+          "no shape rule for",
+          Printable(name), OnnxTypeName(from.onnx_type), Printable(input),
+          DescribeNode(node, producer)));
+      return typed;
+    }
+    return v;
+  }
+
+  std::int32_t Add(Subgraph& sub, const std::string& name, const ValueType& given, bool constant,
                    int producer) {
+    const ValueType v = constant ? given : WithBorrowedType(name, given, producer);
     Tensor tensor;
     tensor.name = name;
     tensor.is_constant = constant;
@@ -261,9 +289,8 @@ class GraphBuilder {
     }
     if (!tensor.bytes && producer >= 0 && !constant && v.onnx_type == 0 && !v.has_shape) {
       const onnx::NodeProto& node = graph_.node(producer);
-      tensor.why_unsized += fmt::format(
-          " (output of {}{})", DescribeNode(node, producer),
-          IsDefaultDomain(node) ? std::string() : ", domain '" + Printable(node.domain()) + "'");
+      tensor.why_unsized +=
+          fmt::format(" (output of {}{})", DescribeNode(node, producer), NoRuleText(node, name));
     }
     for (const std::string& symbol : v.symbols)
       if (!symbol.empty() && !constant) open_symbols_.insert(Printable(symbol));
@@ -271,6 +298,25 @@ class GraphBuilder {
     index_.emplace(name, index);
     sub.tensors.push_back(std::move(tensor));
     return index;
+  }
+
+  // Why inference could not type a node's outputs, when memplan has no rule for it:
+  // ", an operator memplan has no shape rule for (domain 'd', opset N); give its outputs'
+  // shapes with --shape NAME=AxBxC", or "" when a rule exists (then the cause is upstream).
+  std::string NoRuleText(const onnx::NodeProto& node, const std::string& output) const {
+    const std::string domain = IsDefaultDomain(node) ? std::string("ai.onnx") : node.domain();
+    auto opset = opsets_.find(node.domain());
+    if (opset == opsets_.end() && IsDefaultDomain(node))
+      opset = opsets_.find(node.domain().empty() ? "ai.onnx" : "");
+    const int version = opset == opsets_.end() ? -1 : opset->second;
+    if (version >= 0 && Schemas().GetSchema(node.op_type(), version, node.domain())) return "";
+    const std::string where =
+        version < 0 ? fmt::format("domain '{}', which the model does not import", Printable(domain))
+                    : fmt::format("domain '{}', opset {}", Printable(domain), version);
+    return fmt::format(
+        ": {} is an operator memplan has no shape rule for ({}); give its outputs' shapes "
+        "with --shape {}=AxBxC",
+        Printable(node.op_type()), where, Printable(output));
   }
 
   // The open dimensions a --dim can bind, each once with the graph inputs that carry it;
@@ -330,6 +376,8 @@ class GraphBuilder {
   std::unordered_set<std::string> constants_;            // initializers and folded outputs
   std::unordered_map<std::string, std::int32_t> index_;  // tensor name -> index
   std::set<std::string> open_symbols_;  // dim_params left on tensors that need planning
+  Opsets opsets_;                       // operator-set versions by domain
+  std::vector<std::string> notes_;      // warnings for OnnxModel::warnings
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
+#include "src/formats/onnx/onnx_schemas.h"
 
 namespace memplan::onnx_reader {
 
@@ -38,7 +39,7 @@ void CheckPositive(const onnx::NodeProto& node, int index, const std::string& wh
 void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
                               const Opsets& opsets, const std::string& where,
                               std::string_view source) {
-  const onnx::ISchemaRegistry* registry = onnx::OpSchemaRegistry::Instance();
+  const onnx::ISchemaRegistry* registry = &Schemas();
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes[i];
     if (IsDefaultDomain(node)) CheckPositive(node, i, where, source);

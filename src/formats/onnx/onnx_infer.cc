@@ -8,7 +8,9 @@
 #include <unordered_map>
 
 #include "memplan/error.h"
+#include "src/formats/onnx/onnx_fold.h"
 #include "src/formats/onnx/onnx_internal.h"
+#include "src/formats/onnx/onnx_schemas.h"
 
 namespace memplan::onnx_reader {
 
@@ -57,18 +59,25 @@ void InferOnce(onnx::ModelProto& model, bool strict) {
   // Values data propagation derives (shapes computed by Shape, Gather, Concat, ...);
   // fresh each pass, as ONNX refuses to record a value twice.
   std::unordered_map<std::string, onnx::TensorShapeProto> propagated;
-  onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options,
-                                     &propagated);
+  onnx::shape_inference::InferShapes(model, &Schemas(), options, &propagated);
 }
 
-void RunOnnxInference(onnx::ModelProto& model, std::string_view source) {
-  try {
-    InferOnce(model, /*strict=*/false);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(
-        fmt::format("{}: ONNX shape inference rejects the model: {}", source, OneLine(e.what())));
+// One pass; where stored declarations contradict inference, they are dropped (with a
+// warning each) and the pass runs again. Each retry removes at least one declaration.
+void RunOnnxInference(onnx::ModelProto& model, std::string_view source,
+                      std::vector<std::string>& warnings) {
+  while (true) {
+    try {
+      InferOnce(model, /*strict=*/false);
+      return;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      const std::string why = OneLine(e.what());
+      auto infer = [](onnx::ModelProto& m) { InferOnce(m, /*strict=*/false); };
+      if (DropConflictingDeclarations(model, infer, warnings) > 0) continue;
+      throw InputError(fmt::format("{}: ONNX shape inference rejects the model: {}", source, why));
+    }
   }
 }
 
@@ -141,17 +150,25 @@ std::string FirstNodeInferenceError(const onnx::ModelProto& model) {
   return "";
 }
 
-std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source) {
+std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source,
+                                  std::vector<std::string>& warnings) {
   std::size_t dropouts = 0;
   for (const auto& node : model.graph().node()) dropouts += node.op_type() == "Dropout";
-  // Each pass that changes something settles at least one mask, so this bound is never hit
-  // unless inference undoes the rule; then the last pass's result stands.
-  const std::size_t max_passes = dropouts + 1;
+  // Each pass that changes something settles at least one mask or folds at least one
+  // node, so this bound is never hit unless inference undoes the rule; then the last
+  // pass's result stands.
+  const std::size_t max_passes = dropouts + static_cast<std::size_t>(model.graph().node_size()) + 1;
+  // Constants computed from initializers and Constant nodes need no inference: fold them
+  // first, so the first pass already sees their values.
+  FoldConstants(model);
   std::size_t passes = 0;
+  bool changed = false;
   do {
-    RunOnnxInference(model, source);
+    RunOnnxInference(model, source, warnings);
     ++passes;
-  } while (ApplyDropoutMaskRule(model) && passes <= max_passes);
+    changed = ApplyDropoutMaskRule(model);
+    changed = FoldConstants(model) > 0 || changed;
+  } while (changed && passes <= max_passes);
   return passes;
 }
 
