@@ -6,6 +6,7 @@
 #include "memplan/error.h"
 #include "memplan/onnx.h"
 #include "tests/onnx_builder.h"
+#include "tests/onnx_sample_models.h"
 
 namespace memplan {
 namespace {
@@ -42,27 +43,10 @@ onnx::NodeProto& MsNode(OnnxBuilder& b, const std::string& op, const std::vector
   return node;
 }
 
-// The fused BERT/GPT-2 block ONNX Runtime's transformer optimizer writes:
-// EmbedLayerNormalization -> Attention (with past) -> SkipLayerNormalization -> MatMul ->
-// FastGelu -> BiasGelu.
+// The fused BERT/GPT-2 block ONNX Runtime's transformer optimizer writes
+// (testing::OptimizedTransformerBlock).
 TEST(OnnxContrib, OptimizedTransformerBlockIsSized) {
-  OnnxBuilder b = Contrib();
-  b.Input("input_ids", kOnnxInt32, {"batch", "seq"});
-  b.Input("past", kOnnxFloat, {"2", "batch", "4", "past_seq", "8"});
-  b.Output("y").Output("present").Output("mask_index");
-  b.FloatInitializer("word", {100, 32}).FloatInitializer("pos", {64, 32});
-  b.FloatInitializer("gamma", {32}).FloatInitializer("beta", {32});
-  b.FloatInitializer("qkv_w", {32, 96}).FloatInitializer("qkv_b", {96});
-  b.FloatInitializer("fc_w", {32, 128}).FloatInitializer("fc_b", {128});
-  MsNode(b, "EmbedLayerNormalization", {"input_ids", "", "word", "pos", "", "gamma", "beta"},
-         {"embedded", "mask_index"});
-  SetIntAttribute(
-      MsNode(b, "Attention", {"embedded", "qkv_w", "qkv_b", "", "past"}, {"attended", "present"}),
-      "num_heads", 4);
-  MsNode(b, "SkipLayerNormalization", {"attended", "embedded", "gamma", "beta"}, {"normed"});
-  b.Node("MatMul", {"normed", "fc_w"}, {"fc"});
-  MsNode(b, "FastGelu", {"fc", "fc_b"}, {"gelu"});
-  MsNode(b, "BiasGelu", {"gelu", "fc_b"}, {"y"});
+  const OnnxBuilder b = testing::OptimizedTransformerBlock();
   LoadOptions options;
   options.dims = {{"batch", 1}, {"seq", 16}, {"past_seq", 16}};
   const Subgraph s = ReadOnnx(b.Bytes(), "gpt2.onnx", options).graph.subgraphs[0];

@@ -6,6 +6,7 @@
 #include "memplan/onnx.h"
 #include "src/formats/onnx/onnx_fold.h"
 #include "tests/onnx_builder.h"
+#include "tests/onnx_sample_models.h"
 
 namespace memplan {
 namespace {
@@ -225,31 +226,6 @@ TEST(OnnxFoldEval, TensorProtoRoundTripsRawAndTypedData) {
   EXPECT_FALSE(onnx_reader::FromTensorProto(external));
 }
 
-// The tf2onnx detector pattern: Resize takes `sizes` from Shape -> Slice -> Mul -> Concat
-// on a statically shaped tensor, twice.
-OnnxBuilder DetectorUpsampling() {
-  OnnxBuilder b(13);
-  b.Input("image", kOnnxFloat, {"1", "256", "12", "12"}).Output("out");
-  b.Int64Initializer("starts", {2})
-      .Int64Initializer("ends", {4})
-      .Int64Initializer("head", {1, 256});
-  b.Int64Tensor("two", {}, {2});
-  b.Node("Relu", {"image"}, {"features"}, "relu");
-  for (const std::string stage : {"a", "b"}) {
-    const std::string in = stage == "a" ? "features" : "up_a";
-    b.Node("Shape", {in}, {"shape_" + stage});
-    b.Node("Slice", {"shape_" + stage, "starts", "ends"}, {"hw_" + stage});
-    b.Node("Mul", {"hw_" + stage, "two"}, {"hw2_" + stage});
-    auto& concat = b.Node("Concat", {"head", "hw2_" + stage}, {"sizes_" + stage});
-    SetIntAttribute(concat, "axis", 0);
-    auto& resize =
-        b.Node("Resize", {in, "", "", "sizes_" + stage}, {"up_" + stage}, "resize_" + stage);
-    SetStringAttribute(resize, "mode", "nearest");
-  }
-  b.Node("Sigmoid", {"up_b"}, {"out"});
-  return b;
-}
-
 const Tensor& Named(const Subgraph& s, const std::string& name) {
   for (const Tensor& t : s.tensors)
     if (t.name == name) return t;
@@ -257,7 +233,7 @@ const Tensor& Named(const Subgraph& s, const std::string& name) {
 }
 
 TEST(OnnxFold, ResizeSizesFromShapeSliceConcatAreStatic) {
-  const OnnxModel m = ReadOnnx(DetectorUpsampling().Bytes(), "detector.onnx");
+  const OnnxModel m = ReadOnnx(testing::DetectorUpsampling().Bytes(), "detector.onnx");
   const Subgraph& s = m.graph.subgraphs[0];
   EXPECT_EQ(Named(s, "up_a").shape, (std::vector<std::int64_t>{1, 256, 24, 24}));
   EXPECT_EQ(Named(s, "up_b").shape, (std::vector<std::int64_t>{1, 256, 48, 48}));

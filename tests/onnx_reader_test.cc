@@ -5,6 +5,7 @@
 #include "memplan/error.h"
 #include "memplan/onnx.h"
 #include "tests/onnx_builder.h"
+#include "tests/onnx_sample_models.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -468,12 +469,7 @@ namespace {
 // Exported with batch 1, read with batch 2: the stored value_info and output shapes
 // contradict inference. The computed shapes win, each replacement with a warning.
 TEST(OnnxReader, StoredShapesThatDisagreeWithInferenceGiveWay) {
-  OnnxBuilder b;
-  b.Input("x", testing::kOnnxFloat, {"N", "4"});
-  b.ValueInfo("y", testing::kOnnxFloat, {"1", "4"});
-  b.TypedOutput("z", testing::kOnnxFloat, {"1", "4"});
-  b.Node("Relu", {"x"}, {"y"});
-  b.Node("Sigmoid", {"y"}, {"z"});
+  const OnnxBuilder b = testing::ExportedWithBatchOne();
   LoadOptions options;
   options.dims = {{"N", 2}};
   const OnnxModel m = ReadOnnx(b.Bytes(), "exported.onnx", options);

@@ -1,6 +1,7 @@
 // One folding pass over the main graph (onnx_fold.h): evaluates what can be evaluated and
 // writes the results into the model as Constant nodes, where ONNX's inference reads them.
 #include <unordered_map>
+#include <unordered_set>
 
 #include "src/formats/onnx/onnx_fold.h"
 #include "src/formats/onnx/onnx_internal.h"
@@ -71,6 +72,43 @@ std::unordered_map<std::string, std::vector<std::int64_t>> StaticDims(const onnx
   return dims;
 }
 
+// Inputs whose values decide an output's shape (default domain, plus ONNX Runtime's
+// GroupQueryAttention's total_sequence_length): what folding exists to feed.
+std::vector<int> ShapeInputs(const onnx::NodeProto& node) {
+  const std::string& op = node.op_type();
+  if (node.domain() == "com.microsoft")
+    return op == "GroupQueryAttention" ? std::vector<int>{6} : std::vector<int>{};
+  if (!IsDefaultDomain(node)) return {};
+  if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "Upsample" || op == "Split" ||
+      op == "Squeeze" || op == "Unsqueeze" || op == "TopK" || op == "OneHot" ||
+      op == "CenterCropPad" || op == "Compress" || op.starts_with("Reduce"))
+    return {1};
+  if (op == "ConstantOfShape" || op == "NonZero") return {0};
+  if (op == "Resize" || op == "Pad") return {1, 2, 3};
+  if (op == "Slice") return {1, 2, 3, 4};
+  if (op == "Range") return {0, 1, 2};
+  if (op == "Col2Im") return {1, 2};
+  return {};
+}
+
+// The values worth computing: inputs at shape positions and, walking back, everything
+// they are computed from. Large constant chains that only feed weights stay unevaluated
+// (they are folded all the same: BuildGraph folds every node whose inputs are constant).
+std::unordered_set<std::string> FeedsShapes(const onnx::GraphProto& graph) {
+  std::unordered_set<std::string> wanted;
+  for (int i = graph.node_size() - 1; i >= 0; --i) {
+    const onnx::NodeProto& node = graph.node(i);
+    for (const int k : ShapeInputs(node))
+      if (k < node.input_size() && !node.input(k).empty()) wanted.insert(node.input(k));
+    bool feeds = false;
+    for (const std::string& output : node.output()) feeds = feeds || wanted.contains(output);
+    if (feeds)
+      for (const std::string& input : node.input())
+        if (!input.empty()) wanted.insert(input);
+  }
+  return wanted;
+}
+
 // `node` becomes a Constant of the same name holding `value`.
 void ReplaceWithConstant(onnx::NodeProto& node, const ConstTensor& value) {
   const std::string output = node.output(0);
@@ -92,6 +130,7 @@ std::size_t FoldConstants(onnx::ModelProto& model) {
   std::unordered_map<std::string, const onnx::TensorProto*> initializers;
   for (const auto& init : graph.initializer()) initializers.emplace(init.name(), &init);
   const auto static_dims = StaticDims(graph);
+  const auto wanted = FeedsShapes(graph);
   std::unordered_map<std::string, std::optional<ConstTensor>> values;  // nullopt: not usable
   std::int64_t held = 0;
   auto remember = [&](const std::string& name, std::optional<ConstTensor> v) -> const ConstTensor* {
@@ -111,7 +150,7 @@ std::size_t FoldConstants(onnx::ModelProto& model) {
   std::size_t folded = 0;
   for (onnx::NodeProto& node : *graph.mutable_node()) {
     if (!IsDefaultDomain(node) || IsRandom(node.op_type()) || node.output_size() != 1 ||
-        node.output(0).empty())
+        !wanted.contains(node.output(0)))
       continue;
     if (node.op_type() == "Constant") {
       remember(node.output(0), ConstantValue(node));
