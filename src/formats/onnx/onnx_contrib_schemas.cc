@@ -98,7 +98,10 @@ void GroupQueryAttentionRule(Ctx& ctx) {
   // Without a key, the query holds query, key and value packed together.
   const bool packed = ctx.getNumInputs() < 2 || !ctx.getInputType(1);
   Dim head;
-  if (query && query->size() == 3 && heads > 0) {
+  // Head counts beyond any model's keep hostile values from overflowing below.
+  constexpr std::int64_t kMostHeads = std::int64_t{1} << 20;
+  if (query && query->size() == 3 && heads > 0 && heads < kMostHeads && kv_heads >= 0 &&
+      kv_heads < kMostHeads) {
     head = packed ? Div((*query)[2], heads + 2 * kv_heads) : Div((*query)[2], heads);
     SetOutput(ctx, 0, type,
               Dims{(*query)[0], (*query)[1], packed ? Mul(head, Value(heads)) : (*query)[2]});

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "src/formats/onnx/onnx_eval.h"
 
@@ -15,8 +16,14 @@ bool IsRealType(std::int32_t type) {
   return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE;
 }
 
+// `v` rounded to the element type; beyond float's range a FLOAT is infinite (converting
+// such a double to float is undefined in C++).
 double StoreReal(std::int32_t type, double v) {
-  return type == onnx::TensorProto::FLOAT ? static_cast<double>(static_cast<float>(v)) : v;
+  if (type != onnx::TensorProto::FLOAT || std::isnan(v)) return v;
+  constexpr double kMost = std::numeric_limits<float>::max();
+  if (v > kMost) return std::numeric_limits<double>::infinity();
+  if (v < -kMost) return -std::numeric_limits<double>::infinity();
+  return static_cast<double>(static_cast<float>(v));
 }
 
 // Element i of `t` as a double or an integer, whichever `t` holds.
@@ -263,7 +270,10 @@ std::optional<ConstTensor> Range(const Inputs& in) {
       std::ceil((static_cast<double>(limit) - static_cast<double>(s)) / static_cast<double>(delta));
   if (!(n < static_cast<double>(kMaxFoldElements + 1))) return std::nullopt;
   const auto count = n > 0 ? static_cast<std::int64_t>(n) : 0;
-  for (std::int64_t i = 0; i < count; ++i) out.ints.push_back(s + i * delta);
+  for (std::int64_t i = 0, v = s; i < count; ++i) {
+    out.ints.push_back(WrapInteger(out.type, v));
+    if (i + 1 < count && __builtin_add_overflow(v, delta, &v)) return std::nullopt;
+  }
   out.dims = {count};
   return out;
 }

@@ -57,9 +57,9 @@ std::optional<ConstTensor> EvaluateShapeOf(const onnx::NodeProto& node,
 
 // One folding pass over the main graph, in node order: each default-domain node with one
 // output that feeds a shape (an input such as Reshape's shape or Resize's sizes, directly
-// or through other nodes) whose inputs are all known values (or a Shape/Size of a tensor inference left
-// statically shaped) and which EvaluateNode can compute is replaced by a Constant node of
-// the same name holding its result. Returns the number of nodes replaced.
+// or through other nodes) whose inputs are all known values (or a Shape/Size of a tensor inference
+// left statically shaped) and which EvaluateNode can compute is replaced by a Constant node of the
+// same name holding its result. Returns the number of nodes replaced.
 std::size_t FoldConstants(onnx::ModelProto& model);
 
 }  // namespace memplan::onnx_reader

@@ -42,7 +42,9 @@ void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::Nod
   const onnx::ISchemaRegistry* registry = &Schemas();
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes[i];
-    if (IsDefaultDomain(node)) CheckPositive(node, i, where, source);
+    // memplan's com.microsoft rules run ONNX's Conv and pooling rules too.
+    if (IsDefaultDomain(node) || node.domain() == kMicrosoftDomain)
+      CheckPositive(node, i, where, source);
     const auto opset = opsets.find(node.domain());
     if (opset == opsets.end()) continue;  // inference skips it too
     const onnx::OpSchema* schema =

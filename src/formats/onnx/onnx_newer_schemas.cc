@@ -97,7 +97,7 @@ void SplitRule(Ctx& ctx) {
     if (!split || split->size() != n) return;
     sizes = *split;
   } else {
-    if (!whole.has_dim_value()) return;
+    if (!whole.has_dim_value() || whole.dim_value() > (std::int64_t{1} << 62)) return;
     const std::int64_t total = whole.dim_value();
     const auto count = static_cast<std::int64_t>(n);
     const std::int64_t chunk = (total + count - 1) / count;
@@ -132,7 +132,7 @@ void PadRule(Ctx& ctx) {
     if (a < -rank || a >= rank) return;
     if (a < 0) a += rank;
     Dim& d = out[static_cast<std::size_t>(a)];
-    d = Add(d, Value((*pads)[k] + (*pads)[k + axes->size()]));
+    d = Add(Add(d, Value((*pads)[k])), Value((*pads)[k + axes->size()]));
   }
   SetOutput(ctx, 0, type, out);
 }
@@ -172,9 +172,12 @@ void ResizeRule(Ctx& ctx) {
     }
     for (std::size_t k = 0; k < axes.size(); ++k) {
       const auto a = static_cast<std::size_t>(axes[k]);
-      out[a] = policy == "stretch" ? Value((*sizes)[k])
-                                   : Value(static_cast<std::int64_t>(std::round(
-                                         scale * static_cast<double>((*x)[a].dim_value()))));
+      const double scaled = std::round(scale * static_cast<double>((*x)[a].dim_value()));
+      if (policy == "stretch")
+        out[a] = Value((*sizes)[k]);
+      else
+        out[a] =
+            scaled >= 0 && scaled < 1e15 ? Value(static_cast<std::int64_t>(scaled)) : Unknown();
     }
     SetOutput(ctx, 0, type, out);
   }
@@ -202,7 +205,7 @@ void Attention23Rule(Ctx& ctx) {
   }
   if (q && q->size() == 4)
     y = Dims{(*q)[0], (*q)[1], (*q)[2], v_head};
-  else if (q && q->size() == 3)
+  else if (q && q->size() == 3 && q_heads > 0)
     y = Dims{(*q)[0], (*q)[1], Mul(Value(q_heads), v_head)};
   SetOutput(ctx, 0, type, y);
   for (std::size_t out : {1u, 2u}) {
@@ -230,7 +233,8 @@ void Col2ImRule(Ctx& ctx) {
     return;
   }
   std::int64_t block_size = 1;
-  for (const std::int64_t b : *block) block_size *= std::max<std::int64_t>(b, 1);
+  for (const std::int64_t b : *block)
+    if (b < 1 || __builtin_mul_overflow(block_size, b, &block_size)) return;
   Dims out{(*x)[0], Div((*x)[1], block_size)};
   for (const std::int64_t d : *image) out.push_back(Value(d));
   SetOutput(ctx, 0, InputType(ctx, 0), out);

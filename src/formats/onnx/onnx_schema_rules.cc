@@ -32,7 +32,7 @@ bool HasOutput(Ctx& ctx, std::size_t i) {
 
 Dim Value(std::int64_t v) {
   Dim d;
-  d.set_dim_value(v);
+  if (v >= 0) d.set_dim_value(v);  // a negative size from a hostile file stays unknown
   return d;
 }
 
@@ -41,13 +41,19 @@ Dim Unknown() {
 }
 
 Dim Add(const Dim& a, const Dim& b) {
-  if (!a.has_dim_value() || !b.has_dim_value()) return Unknown();
-  return Value(a.dim_value() + b.dim_value());
+  std::int64_t sum = 0;
+  if (!a.has_dim_value() || !b.has_dim_value() ||
+      __builtin_add_overflow(a.dim_value(), b.dim_value(), &sum))
+    return Unknown();
+  return Value(sum);
 }
 
 Dim Mul(const Dim& a, const Dim& b) {
-  if (!a.has_dim_value() || !b.has_dim_value()) return Unknown();
-  return Value(a.dim_value() * b.dim_value());
+  std::int64_t product = 0;
+  if (!a.has_dim_value() || !b.has_dim_value() ||
+      __builtin_mul_overflow(a.dim_value(), b.dim_value(), &product))
+    return Unknown();
+  return Value(product);
 }
 
 Dim Div(const Dim& a, std::int64_t b) {

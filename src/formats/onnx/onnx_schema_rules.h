@@ -21,9 +21,11 @@ std::int32_t InputType(Ctx& ctx, std::size_t i);
 // Whether the node writes output i.
 bool HasOutput(Ctx& ctx, std::size_t i);
 
+// A number (unknown when negative).
 Dim Value(std::int64_t v);
 Dim Unknown();
-// a + b, a * b and a / b when both are numbers (a / b only when exact); unknown otherwise.
+// a + b, a * b and a / b when both are numbers (a / b only when exact, no overflow);
+// unknown otherwise.
 Dim Add(const Dim& a, const Dim& b);
 Dim Mul(const Dim& a, const Dim& b);
 Dim Div(const Dim& a, std::int64_t b);
