@@ -488,3 +488,24 @@ TEST(OnnxReader, StoredShapesThatDisagreeWithInferenceGiveWay) {
 
 }  // namespace
 }  // namespace memplan
+
+namespace memplan {
+namespace {
+
+// A decoder's output declared with a name of its own (total = past + seq): binding the
+// inputs' dimensions is enough, inference computes the rest.
+TEST(OnnxReader, DimensionsInferenceDerivesNeedNoFlag) {
+  OnnxBuilder b;
+  b.Input("past", testing::kOnnxFloat, {"batch", "past_seq", "4"});
+  b.Input("x", testing::kOnnxFloat, {"batch", "seq", "4"});
+  b.TypedOutput("present", testing::kOnnxFloat, {"batch", "total_seq", "4"});
+  testing::SetIntAttribute(b.Node("Concat", {"past", "x"}, {"present"}), "axis", 1);
+  LoadOptions options;
+  options.dims = {{"batch", 1}, {"past_seq", 16}, {"seq", 1}};
+  const OnnxModel m = ReadOnnx(b.Bytes(), "decoder.onnx", options);
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "present").shape, (std::vector<std::int64_t>{1, 17, 4}));
+  EXPECT_TRUE(m.warnings.empty());
+}
+
+}  // namespace
+}  // namespace memplan
