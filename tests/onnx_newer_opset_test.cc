@@ -20,8 +20,7 @@ const Tensor& Named(const Subgraph& s, const std::string& name) {
 }
 
 TEST(OnnxNewerOpsets, Opset18ResizeReduceSplitPad) {
-  const Subgraph s =
-      ReadOnnx(testing::Opset18Model().Bytes(), "opset18.onnx").graph.subgraphs[0];
+  const Subgraph s = ReadOnnx(testing::Opset18Model().Bytes(), "opset18.onnx").graph.subgraphs[0];
   EXPECT_EQ(Named(s, "smooth").shape, (Shape{1, 3, 40, 60}));
   // not_larger: the scale that fits both 10x10 limits is 10/30, so 20x30 -> 7x10.
   EXPECT_EQ(Named(s, "fit").shape, (Shape{1, 3, 7, 10}));
@@ -33,11 +32,10 @@ TEST(OnnxNewerOpsets, Opset18ResizeReduceSplitPad) {
 }
 
 TEST(OnnxNewerOpsets, Opset23AttentionRmsNormAndRotaryEmbedding) {
-  const Subgraph s =
-      ReadOnnx(testing::Opset23Model().Bytes(), "opset23.onnx").graph.subgraphs[0];
+  const Subgraph s = ReadOnnx(testing::Opset23Model().Bytes(), "opset23.onnx").graph.subgraphs[0];
   EXPECT_EQ(Named(s, "normed").shape, (Shape{1, 5, 64}));
   EXPECT_EQ(Named(s, "q").shape, (Shape{1, 5, 64}));
-  EXPECT_EQ(Named(s, "y").shape, (Shape{1, 5, 64}));           // 4 heads x 16
+  EXPECT_EQ(Named(s, "y").shape, (Shape{1, 5, 64}));              // 4 heads x 16
   EXPECT_EQ(Named(s, "present_k").shape, (Shape{1, 2, 16, 16}));  // past 11 + 5
   EXPECT_EQ(Named(s, "present_v").bytes, Bytes{2 * 16 * 16 * 4});
 }
@@ -63,6 +61,21 @@ TEST(OnnxNewerOpsets, NewAttributesAreCheckedAgainstTheirOwnOpset) {
   const std::string error =
       testing::ErrorMessage<InputError>([&] { ReadOnnx(b.Bytes(), "old.onnx"); });
   EXPECT_NE(error.find("antialias"), std::string::npos) << error;
+}
+
+TEST(OnnxNewerOpsets, AnAttributeNewerThanMemplanKnowsNamesBothVersions) {
+  // GridSample gained nothing memplan models after opset 16: a made-up attribute at opset 22
+  // is reported with the opset the model imports and the newest schema memplan has.
+  testing::OnnxBuilder b(22);
+  b.Input("x", testing::kOnnxFloat, {"1", "1", "4", "4"});
+  b.Input("grid", testing::kOnnxFloat, {"1", "4", "4", "2"}).Output("y");
+  testing::SetIntAttribute(b.Node("GridSample", {"x", "grid"}, {"y"}, "g"), "future_flag", 1);
+  const std::string error =
+      testing::ErrorMessage<InputError>([&] { ReadOnnx(b.Bytes(), "new.onnx"); });
+  EXPECT_NE(error.find("(the model imports opset 22 of domain 'ai.onnx'; the newest GridSample "
+                       "memplan knows there is version 16)"),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace

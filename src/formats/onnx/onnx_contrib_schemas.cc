@@ -237,7 +237,7 @@ void AddContribSchemas(SchemaRegistry& r) {
   // Attention family.
   r.Add(RuleSchema("Attention", kMs, 1, 2, 8, 1, 1, AttentionRule));
   r.Add(RuleSchema("MultiHeadAttention", kMs, 1, 1, 10, 1, 3, MultiHeadAttentionRule));
-  r.Add(RuleSchema("GroupQueryAttention", kMs, 1, 1, 11, 1, 2, GroupQueryAttentionRule));
+  r.Add(RuleSchema("GroupQueryAttention", kMs, 1, 1, 13, 1, 3, GroupQueryAttentionRule));
   r.Add(RuleSchema("DecoderMaskedMultiHeadAttention", kMs, 1, 1, 11, 1, 3, MultiHeadAttentionRule));
   r.Add(RuleSchema("RotaryEmbedding", kMs, 1, 4, 0, 1, 0, LikeFirstInput));
   // Embedding and normalization fusions.

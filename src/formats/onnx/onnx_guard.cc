@@ -53,8 +53,17 @@ void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::Nod
     try {
       schema->Verify(node);
     } catch (const std::exception& e) {
-      throw InputError(fmt::format("{}: {}{} does not match its ONNX operator schema: {}", source,
-                                   where, DescribeNode(node, i), Printable(e.what())));
+      // A model newer than the schema found may use what a later version added.
+      const std::string newer =
+          schema->SinceVersion() < opset->second
+              ? fmt::format(
+                    " (the model imports opset {} of domain '{}'; the newest {} memplan "
+                    "knows there is version {})",
+                    opset->second, Printable(node.domain().empty() ? "ai.onnx" : node.domain()),
+                    Printable(node.op_type()), schema->SinceVersion())
+              : std::string();
+      throw InputError(fmt::format("{}: {}{} does not match its ONNX operator schema: {}{}", source,
+                                   where, DescribeNode(node, i), Printable(e.what()), newer));
     }
   }
 }
