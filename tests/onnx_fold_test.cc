@@ -272,5 +272,28 @@ TEST(OnnxFold, ReshapeExpandTileAndConstantOfShapeGetStaticShapes) {
   EXPECT_EQ(m.folded_nodes, 5u);  // Shape, Gather, Concat, Slice, ConstantOfShape
 }
 
+// Hostile variants of the models that reach folding and the newer-opset rules: every bit
+// flip in the detector and the opset-18 model reads or ends in an InputError.
+TEST(OnnxFold, EveryBitFlipOfTheSampleModelsReadsOrFailsCleanly) {
+  for (const auto& [name, model] : testing::SampleOnnxModels()) {
+    const std::string bytes = model.Bytes();
+    if (bytes.size() > 1024) continue;  // the larger ones carry mostly weights
+    std::size_t read = 0, rejected = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      for (int bit = 0; bit < 8; ++bit) {
+        std::string flipped = bytes;
+        flipped[i] = static_cast<char>(flipped[i] ^ (1 << bit));
+        try {
+          ReadOnnx(flipped, name);
+          ++read;
+        } catch (const InputError&) {
+          ++rejected;
+        }
+      }
+    EXPECT_GT(rejected, 0u) << name;
+    EXPECT_GT(read, 0u) << name;
+  }
+}
+
 }  // namespace
 }  // namespace memplan

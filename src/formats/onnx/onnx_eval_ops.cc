@@ -1,6 +1,7 @@
 // The evaluator's entry points and shared helpers (onnx_eval.h): which operators fold is
 // decided by the two families in onnx_eval_math.cc and onnx_eval_shape.cc.
 #include <algorithm>
+#include <limits>
 
 #include "src/formats/onnx/onnx_eval.h"
 
