@@ -126,6 +126,10 @@ TEST(OnnxContrib, FusedConvNhwcConvFusedMatMulAndMatMulNBits) {
   SetIntsAttribute(conv, "pads", {1, 1, 1, 1});
   SetIntsAttribute(MsNode(b, "NhwcConv", {"nhwc", "w"}, {"nconv"}), "pads", {1, 1, 1, 1});
   SetIntAttribute(MsNode(b, "FusedMatMul", {"a", "bt"}, {"fmm"}), "transB", 1);
+  auto& max_pool = MsNode(b, "NhwcMaxPool", {"nhwc"}, {"npool"});
+  SetIntsAttribute(max_pool, "kernel_shape", {2, 2});
+  SetIntsAttribute(max_pool, "strides", {2, 2});
+  b.Output("npool");
   auto* packed = b.graph().add_initializer();  // [N, blocks, blob] uint8
   packed->set_name("packed");
   packed->set_data_type(kOnnxUInt8);
@@ -141,6 +145,7 @@ TEST(OnnxContrib, FusedConvNhwcConvFusedMatMulAndMatMulNBits) {
   EXPECT_EQ(Named(s, "conv").shape, (Shape{1, 16, 4, 4}));
   EXPECT_EQ(Named(s, "nconv").shape, (Shape{1, 8, 8, 16}));
   EXPECT_EQ(Named(s, "fmm").shape, (Shape{2, 6, 5}));
+  EXPECT_EQ(Named(s, "npool").shape, (Shape{1, 4, 4, 3}));
   EXPECT_EQ(Named(s, "nbits").shape, (Shape{1, 7, 32}));
 }
 

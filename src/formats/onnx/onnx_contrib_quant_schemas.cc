@@ -56,10 +56,10 @@ void QLinearConcatRule(Ctx& ctx) {
 }
 
 // Pooling in NCHW, or NHWC when channels_last: the standard rule on the transposed shape.
-void PoolRule(Ctx& ctx, bool global) {
+void PoolRule(Ctx& ctx, bool global, const char* pool = "AveragePool") {
   const std::int32_t type = InputType(ctx, 0);
   auto x = InputDims(ctx, 0);
-  const bool last = IntAttribute(ctx, "channels_last", 0) != 0;
+  const bool last = IntAttribute(ctx, "channels_last", 0) != 0 || pool[0] == 'M';
   if (!x || x->size() < 3) {
     SetOutput(ctx, 0, type, std::nullopt);
     return;
@@ -72,7 +72,7 @@ void PoolRule(Ctx& ctx, bool global) {
     return;
   }
   if (!last) {
-    InferAs(ctx, "AveragePool", 11, {0});
+    InferAs(ctx, pool, 11, {0});
     SetOutput(ctx, 0, type, std::nullopt);
     return;
   }
@@ -102,8 +102,8 @@ void PoolRule(Ctx& ctx, bool global) {
     }
     const onnx::SparseTensorProto* getInputSparseData(size_t) const override { return nullptr; }
     const onnx::TensorShapeProto* getSymbolicInput(size_t) const override { return nullptr; }
-  } pool(ctx, nchw, result);
-  onnx::OpSchemaRegistry::Schema("AveragePool", 11, "")->GetTypeAndShapeInferenceFunction()(pool);
+  } one(ctx, nchw, result);
+  onnx::OpSchemaRegistry::Schema(pool, 12, "")->GetTypeAndShapeInferenceFunction()(one);
   SetOutput(ctx, 0, type, std::nullopt);
   if (!result.tensor_type().has_shape()) return;
   const auto& y = result.tensor_type().shape();
@@ -162,6 +162,9 @@ void AddContribQuantSchemas(SchemaRegistry& r) {
                    [](Ctx& ctx) { PoolRule(ctx, true); }));
   for (const char* op : {"QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax"})
     r.Add(RuleSchema(op, kMs, 1, 1, 4, 1, 0, [](Ctx& ctx) { SameAs(ctx, 0, 0); }));
+  // ONNX Runtime's NHWC layout transformer: MaxPool over [N,H,W,C].
+  r.Add(RuleSchema("NhwcMaxPool", kMs, 1, 1, 0, 1, 0,
+                   [](Ctx& ctx) { PoolRule(ctx, false, "MaxPool"); }));
   r.Add(RuleSchema("MatMulNBits", kMs, 1, 3, 3, 1, 0, MatMulNBitsRule));
   r.Add(RuleSchema("MatMulIntegerToFloat", kMs, 1, 4, 3, 1, 0,
                    [](Ctx& ctx) { MatMulOf(ctx, 0, 1, InputType(ctx, 2)); }));

@@ -276,6 +276,16 @@ void AddContribSchemas(SchemaRegistry& r) {
     InferAs(ctx, "Conv", 11, {0, 1, 2});
   }));
   r.Add(RuleSchema("NhwcConv", kMs, 1, 2, 1, 1, 0, NhwcConvRule));
+  r.Add(RuleSchema("NhwcFusedConv", kMs, 1, 2, 2, 1, 0, NhwcConvRule));
+  // ONNX Runtime's GridSample before ONNX's own (opset 16): X [N,C,H,W], grid
+  // [N,H_out,W_out,2] -> [N,C,H_out,W_out].
+  r.Add(RuleSchema("GridSample", kMs, 1, 2, 0, 1, 0, [](Ctx& ctx) {
+    const auto x = InputDims(ctx, 0), grid = InputDims(ctx, 1);
+    std::optional<Dims> out;
+    if (x && x->size() == 4 && grid && grid->size() == 4)
+      out = Dims{(*x)[0], (*x)[1], (*grid)[1], (*grid)[2]};
+    SetOutput(ctx, 0, InputType(ctx, 0), out);
+  }));
   r.Add(RuleSchema("FusedMatMul", kMs, 1, 2, 0, 1, 0, FusedMatMulRule));
   r.Add(RuleSchema("TransposeMatMul", kMs, 1, 2, 0, 1, 0, FusedMatMulRule));
   r.Add(RuleSchema("FusedGemm", kMs, 1, 2, 1, 1, 0, [](Ctx& ctx) {
