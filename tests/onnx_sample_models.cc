@@ -19,7 +19,9 @@ onnx::NodeProto& MsNode(OnnxBuilder& b, const std::string& op, const std::vector
 OnnxBuilder DetectorUpsampling() {
   OnnxBuilder b(13);
   b.Input("image", kOnnxFloat, {"1", "256", "12", "12"}).Output("out");
-  b.Int64Initializer("starts", {2}).Int64Initializer("ends", {4}).Int64Initializer("head", {1, 256});
+  b.Int64Initializer("starts", {2})
+      .Int64Initializer("ends", {4})
+      .Int64Initializer("head", {1, 256});
   b.Int64Tensor("two", {}, {2});
   b.Node("Relu", {"image"}, {"features"}, "relu");
   for (const std::string stage : {"a", "b"}) {
@@ -99,8 +101,8 @@ OnnxBuilder Opset23Model() {
   SetIntAttribute(b.Node("RotaryEmbedding", {"normed", "cos", "sin", "pos"}, {"q"}), "num_heads",
                   4);
   b.Node("MatMul", {"normed", "wk"}, {"kv"});
-  auto& attention =
-      b.Node("Attention", {"q", "kv", "kv", "", "past_k", "past_v"}, {"y", "present_k", "present_v"});
+  auto& attention = b.Node("Attention", {"q", "kv", "kv", "", "past_k", "past_v"},
+                           {"y", "present_k", "present_v"});
   SetIntAttribute(attention, "q_num_heads", 4);
   SetIntAttribute(attention, "kv_num_heads", 2);
   return b;
