@@ -247,6 +247,28 @@ TEST(OnnxFold, ResizeSizesFromShapeSliceConcatAreStatic) {
   for (const Tensor& t : s.tensors) EXPECT_TRUE(t.is_constant || t.bytes) << t.name;
 }
 
+// tf2onnx at opset 11: Resize-11 requires roi and scales, written as empty constants, and
+// takes its output size from `sizes` computed on the input's shape (through a float
+// Cast, a Floor and a Cast back, as exporters compute scaled sizes).
+TEST(OnnxFold, Opset11ResizeWithEmptyScalesTakesFoldedSizes) {
+  OnnxBuilder b(11);
+  b.Input("x", kOnnxFloat, {"1", "8", "10", "10"}).Output("y");
+  b.FloatValues("empty", {});
+  b.Int64Initializer("starts", {2}).Int64Initializer("ends", {4}).Int64Initializer("head", {1, 8});
+  b.FloatValues("factor", {1.5f});
+  b.Node("Shape", {"x"}, {"s"});
+  b.Node("Slice", {"s", "starts", "ends"}, {"hw"});
+  SetIntAttribute(b.Node("Cast", {"hw"}, {"hw_f"}), "to", kOnnxFloat);
+  b.Node("Mul", {"hw_f", "factor"}, {"scaled"});
+  b.Node("Floor", {"scaled"}, {"floored"});
+  SetIntAttribute(b.Node("Cast", {"floored"}, {"hw_i"}), "to", kOnnxInt64);
+  SetIntAttribute(b.Node("Concat", {"head", "hw_i"}, {"sizes"}), "axis", 0);
+  b.Node("Resize", {"x", "empty", "empty", "sizes"}, {"y"}, "resize");
+  const OnnxModel m = ReadOnnx(b.Bytes(), "tf2onnx.onnx");
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "y").shape, (std::vector<std::int64_t>{1, 8, 15, 15}));
+  EXPECT_EQ(m.graph.subgraphs[0].ops.size(), 1u);  // only the Resize runs
+}
+
 TEST(OnnxFold, ReshapeExpandTileAndConstantOfShapeGetStaticShapes) {
   OnnxBuilder b(13);
   b.Input("x", kOnnxFloat, {"2", "3", "4"}).Input("y", kOnnxFloat, {"3", "1"});
