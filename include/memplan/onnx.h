@@ -1,8 +1,10 @@
 #pragma once
 // Reads ONNX models (.onnx) into a Graph: one subgraph whose operators are the nodes that
 // run at inference time, in file order. Shapes come from ONNX shape inference with data
-// propagation, repeated to a fixpoint with memplan's Dropout-mask rule; nodes computed
-// from constants only are folded away (docs/accounting.md).
+// propagation, repeated to a fixpoint with memplan's Dropout-mask rule and constant
+// folding of shape arithmetic, against ONNX 1.12's schemas plus memplan's rules for ONNX
+// Runtime's com.microsoft operators and newer opsets; nodes computed from constants only
+// are folded away (docs/import.md, docs/accounting.md).
 
 #include <cstddef>
 #include <cstdint>
