@@ -201,6 +201,29 @@ TEST(OnnxFoldEval, RangeConstantOfShapeWhereReduce) {
   EXPECT_EQ(Eval(max, {&m})->ints, (std::vector<std::int64_t>{4, 5, 6}));
 }
 
+TEST(OnnxFoldEval, EmptyAndHighRankTensorsStayCheap) {
+  // [5, 0] gathered with 2^20 indices: [2^20, 0], no elements.
+  const ConstTensor empty = Ints({5, 0}, {});
+  const ConstTensor many = Ints({1 << 20}, std::vector<std::int64_t>(1 << 20, 1));
+  const auto gathered = Eval(Op("Gather"), {&empty, &many});
+  ASSERT_TRUE(gathered);
+  EXPECT_EQ(gathered->dims, (std::vector<std::int64_t>{1 << 20, 0}));
+  EXPECT_TRUE(gathered->ints.empty());
+  // [2^20, 5, 0] along axis 1: [2^20, 2^20, 0] exceeds the cap before its zero.
+  const ConstTensor wide = Ints({1 << 20, 5, 0}, {});
+  auto gather1 = Op("Gather");
+  SetIntAttribute(gather1, "axis", 1);
+  EXPECT_FALSE(Eval(gather1, {&wide, &many}));
+  onnx::TensorProto deep;  // rank 40: beyond what folding reads
+  deep.set_data_type(onnx::TensorProto::INT64);
+  for (int i = 0; i < 40; ++i) deep.add_dims(1);
+  deep.add_int64_data(7);
+  EXPECT_FALSE(onnx_reader::FromTensorProto(deep));
+  const ConstTensor axes = Ints({40}, std::vector<std::int64_t>(40, 0));
+  const ConstTensor one = Ints({}, {1});
+  EXPECT_FALSE(Eval(Op("Unsqueeze"), {&one, &axes}));  // would make rank 40
+}
+
 TEST(OnnxFoldEval, UnknownOperatorsAndDomainsDoNotFold) {
   const ConstTensor a = Ints({1}, {1});
   EXPECT_FALSE(Eval(Op("NonMaxSuppression"), {&a}));

@@ -19,8 +19,8 @@ std::optional<Dims> IntsAttr(const onnx::NodeProto& node, const std::string& nam
 // The node's tensor attribute `name`, or nullptr when absent.
 const onnx::TensorProto* TensorAttr(const onnx::NodeProto& node, const std::string& name);
 
-// Product of `dims`, or nullopt when a dimension is negative or the product exceeds
-// kMaxFoldElements.
+// Product of `dims`, or nullopt when a dimension is negative, the product exceeds
+// kMaxFoldElements or the rank exceeds kMaxFoldRank.
 std::optional<std::int64_t> CappedElements(const Dims& dims);
 
 // `axis` in [-rank, rank) made non-negative, or nullopt when out of range.

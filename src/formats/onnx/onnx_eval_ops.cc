@@ -29,6 +29,7 @@ const onnx::TensorProto* TensorAttr(const onnx::NodeProto& node, const std::stri
 }
 
 std::optional<std::int64_t> CappedElements(const Dims& dims) {
+  if (dims.size() > kMaxFoldRank) return std::nullopt;
   std::int64_t n = 1;
   for (const std::int64_t d : dims) {
     if (d < 0) return std::nullopt;

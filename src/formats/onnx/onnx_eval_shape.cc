@@ -76,6 +76,7 @@ std::optional<ConstTensor> Unsqueeze(const onnx::NodeProto& node, std::int64_t o
                                      const Inputs& in) {
   const auto axes = Axes(node, opset, in);
   if (!axes) return std::nullopt;
+  if (in[0]->dims.size() + axes->size() > kMaxFoldRank) return std::nullopt;
   const auto rank = static_cast<std::int64_t>(in[0]->dims.size() + axes->size());
   std::vector<bool> inserted(static_cast<std::size_t>(rank), false);
   for (const std::int64_t a : *axes) {
@@ -128,7 +129,9 @@ std::optional<ConstTensor> Concat(const onnx::NodeProto& node, const Inputs& in)
       if (i != a && t->dims[i] != first.dims[i]) return std::nullopt;
     dims[a] += t->dims[a];
   }
-  if (!CappedElements(dims)) return std::nullopt;
+  const auto count = CappedElements(dims);
+  if (!count) return std::nullopt;
+  if (*count == 0) return Take(first, dims, {});  // empty: no rows to walk
   // Rows before the axis, each a run of (dims[a..] of input k) elements per input.
   std::int64_t outer = 1;
   for (std::size_t i = 0; i < a; ++i) outer *= dims[i];
@@ -159,7 +162,9 @@ std::optional<ConstTensor> Gather(const onnx::NodeProto& node, const Inputs& in)
   Dims dims(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(a));
   dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
   dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.dims.end());
-  if (!CappedElements(dims)) return std::nullopt;
+  const auto count = CappedElements(dims);
+  if (!count) return std::nullopt;
+  if (*count == 0) return Take(data, dims, {});  // empty: nothing to gather
   std::int64_t outer = 1;
   for (std::size_t i = 0; i < a; ++i) outer *= data.dims[i];
   std::int64_t inner = 1;

@@ -18,6 +18,8 @@ namespace memplan::onnx_reader {
 // Largest tensor the evaluator reads or writes; anything larger does not fold (shape
 // arithmetic works on a handful of numbers; this only keeps hostile files harmless).
 inline constexpr std::int64_t kMaxFoldElements = std::int64_t{1} << 20;
+// Highest rank the evaluator works on (its loops run over elements times axes).
+inline constexpr std::size_t kMaxFoldRank = 32;
 
 // A tensor whose values are known: integer and bool types keep their values in `ints`
 // (bool as 0/1, unsigned 64-bit as its bit pattern), FLOAT and DOUBLE in `reals`.
@@ -37,8 +39,8 @@ bool IsFoldableType(std::int32_t type);
 std::int64_t WrapInteger(std::int32_t type, std::int64_t value);
 
 // The values of a TensorProto, or nullopt when they are not in the file (external data),
-// of a type the evaluator does not compute with, inconsistent with the dims, or more than
-// kMaxFoldElements.
+// of a type the evaluator does not compute with, inconsistent with the dims, more than
+// kMaxFoldElements or of a rank above kMaxFoldRank.
 std::optional<ConstTensor> FromTensorProto(const onnx::TensorProto& tensor);
 // The TensorProto holding `value`, named `name`.
 onnx::TensorProto ToTensorProto(const ConstTensor& value, const std::string& name);

@@ -149,7 +149,9 @@ std::int64_t WrapInteger(std::int32_t type, std::int64_t value) {
 
 std::optional<ConstTensor> FromTensorProto(const onnx::TensorProto& tensor) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-  if (!IsFoldableType(tensor.data_type())) return std::nullopt;
+  if (!IsFoldableType(tensor.data_type()) ||
+      static_cast<std::size_t>(tensor.dims_size()) > kMaxFoldRank)
+    return std::nullopt;
   ConstTensor out;
   out.type = tensor.data_type();
   std::int64_t count = 1;
