@@ -292,6 +292,22 @@ TEST(OnnxFold, Opset11ResizeWithEmptyScalesTakesFoldedSizes) {
   EXPECT_EQ(m.graph.subgraphs[0].ops.size(), 1u);  // only the Resize runs
 }
 
+// Shape of a weight too large to evaluate still folds: its dims are stored with it.
+TEST(OnnxFold, ShapeOfALargeInitializerFolds) {
+  OnnxBuilder b(13);
+  b.Input("x", kOnnxFloat, {"2048", "1024"}).Output("y");
+  auto* w = b.graph().add_initializer();  // 2^21 elements: above what folding reads
+  w->set_name("w");
+  w->set_data_type(kOnnxFloat);
+  w->add_dims(1024);
+  w->add_dims(2048);
+  w->set_raw_data(std::string(std::size_t{4} << 21, '\0'));
+  b.Node("Shape", {"w"}, {"ws"});
+  b.Node("Reshape", {"x", "ws"}, {"y"});
+  const OnnxModel m = ReadOnnx(b.Bytes(), "weights.onnx");
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "y").shape, (std::vector<std::int64_t>{1024, 2048}));
+}
+
 TEST(OnnxFold, ReshapeExpandTileAndConstantOfShapeGetStaticShapes) {
   OnnxBuilder b(13);
   b.Input("x", kOnnxFloat, {"2", "3", "4"}).Input("y", kOnnxFloat, {"3", "1"});

@@ -54,7 +54,8 @@ std::optional<ConstTensor> ConstantValue(const onnx::NodeProto& node) {
   return std::nullopt;
 }
 
-// Static dims inference left on a value (graph input, value_info or output), if any.
+// Static dims inference left on a value (graph input, value_info or output) or stored
+// with an initializer, if any.
 std::unordered_map<std::string, std::vector<std::int64_t>> StaticDims(const onnx::GraphProto& g) {
   std::unordered_map<std::string, std::vector<std::int64_t>> dims;
   auto add = [&](const onnx::ValueInfoProto& info) {
@@ -69,6 +70,9 @@ std::unordered_map<std::string, std::vector<std::int64_t>> StaticDims(const onnx
   for (const auto& v : g.input()) add(v);
   for (const auto& v : g.value_info()) add(v);
   for (const auto& v : g.output()) add(v);
+  // Initializers too large to evaluate still have their dims (Shape of a weight).
+  for (const auto& t : g.initializer())
+    dims.emplace(t.name(), std::vector<std::int64_t>(t.dims().begin(), t.dims().end()));
   return dims;
 }
 
