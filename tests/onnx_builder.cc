@@ -13,11 +13,10 @@ OnnxBuilder::OnnxBuilder(std::int64_t opset) {
   model_.mutable_graph()->set_name("test");
 }
 
-OnnxBuilder& OnnxBuilder::Input(const std::string& name, int elem_type,
-                                const std::vector<std::string>& dims) {
-  auto* input = graph().add_input();
-  input->set_name(name);
-  auto* tensor = input->mutable_type()->mutable_tensor_type();
+namespace {
+
+void SetType(onnx::ValueInfoProto* info, int elem_type, const std::vector<std::string>& dims) {
+  auto* tensor = info->mutable_type()->mutable_tensor_type();
   tensor->set_elem_type(elem_type);
   auto* shape = tensor->mutable_shape();
   for (const std::string& d : dims) {
@@ -27,6 +26,58 @@ OnnxBuilder& OnnxBuilder::Input(const std::string& name, int elem_type,
     else
       dim->set_dim_param(d);
   }
+}
+
+}  // namespace
+
+OnnxBuilder& OnnxBuilder::Input(const std::string& name, int elem_type,
+                                const std::vector<std::string>& dims) {
+  auto* input = graph().add_input();
+  input->set_name(name);
+  SetType(input, elem_type, dims);
+  return *this;
+}
+
+OnnxBuilder& OnnxBuilder::TypedOutput(const std::string& name, int elem_type,
+                                      const std::vector<std::string>& dims) {
+  auto* output = graph().add_output();
+  output->set_name(name);
+  SetType(output, elem_type, dims);
+  return *this;
+}
+
+OnnxBuilder& OnnxBuilder::ValueInfo(const std::string& name, int elem_type,
+                                    const std::vector<std::string>& dims) {
+  auto* info = graph().add_value_info();
+  info->set_name(name);
+  SetType(info, elem_type, dims);
+  return *this;
+}
+
+OnnxBuilder& OnnxBuilder::Opset(const std::string& domain, std::int64_t version) {
+  auto* import = model_.add_opset_import();
+  import->set_domain(domain);
+  import->set_version(version);
+  return *this;
+}
+
+OnnxBuilder& OnnxBuilder::Int64Tensor(const std::string& name,
+                                      const std::vector<std::int64_t>& dims,
+                                      const std::vector<std::int64_t>& values) {
+  auto* init = graph().add_initializer();
+  init->set_name(name);
+  init->set_data_type(kOnnxInt64);
+  for (const std::int64_t d : dims) init->add_dims(d);
+  for (const std::int64_t v : values) init->add_int64_data(v);
+  return *this;
+}
+
+OnnxBuilder& OnnxBuilder::FloatValues(const std::string& name, const std::vector<float>& values) {
+  auto* init = graph().add_initializer();
+  init->set_name(name);
+  init->set_data_type(kOnnxFloat);
+  init->add_dims(static_cast<std::int64_t>(values.size()));
+  for (const float v : values) init->add_float_data(v);
   return *this;
 }
 
@@ -76,6 +127,28 @@ void SetIntAttribute(onnx::NodeProto& node, const std::string& name, std::int64_
   attribute->set_name(name);
   attribute->set_type(onnx::AttributeProto::INT);
   attribute->set_i(value);
+}
+
+void SetIntsAttribute(onnx::NodeProto& node, const std::string& name,
+                      const std::vector<std::int64_t>& values) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (const std::int64_t v : values) attribute->add_ints(v);
+}
+
+void SetFloatAttribute(onnx::NodeProto& node, const std::string& name, float value) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::FLOAT);
+  attribute->set_f(value);
+}
+
+void SetStringAttribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::STRING);
+  attribute->set_s(value);
 }
 
 void SetGraphAttribute(onnx::NodeProto& node, const std::string& name) {

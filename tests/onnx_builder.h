@@ -25,6 +25,19 @@ class OnnxBuilder {
   OnnxBuilder& Output(const std::string& name);
   // An int64 initializer holding `values` (1-D), e.g. a shape for ConstantOfShape.
   OnnxBuilder& Int64Initializer(const std::string& name, const std::vector<std::int64_t>& values);
+  // An int64 initializer of any shape (dims {} for a scalar) holding `values`.
+  OnnxBuilder& Int64Tensor(const std::string& name, const std::vector<std::int64_t>& dims,
+                           const std::vector<std::int64_t>& values);
+  // A 1-D float initializer holding `values` (e.g. Resize scales).
+  OnnxBuilder& FloatValues(const std::string& name, const std::vector<float>& values);
+  // A graph output declared with a type and shape (dims as in Input).
+  OnnxBuilder& TypedOutput(const std::string& name, int elem_type,
+                           const std::vector<std::string>& dims);
+  // A value_info entry declaring a tensor's type and shape (dims as in Input).
+  OnnxBuilder& ValueInfo(const std::string& name, int elem_type,
+                         const std::vector<std::string>& dims);
+  // Imports operator-set `domain` at `version`.
+  OnnxBuilder& Opset(const std::string& domain, std::int64_t version);
   // A float initializer of the given shape, filled with zeros.
   OnnxBuilder& FloatInitializer(const std::string& name, const std::vector<std::int64_t>& dims);
   // A node; returns it for attributes. Empty input names are omitted optional inputs.
@@ -41,6 +54,13 @@ class OnnxBuilder {
 
 // Sets attribute `name` to an integer.
 void SetIntAttribute(onnx::NodeProto& node, const std::string& name, std::int64_t value);
+// Sets attribute `name` to a list of integers.
+void SetIntsAttribute(onnx::NodeProto& node, const std::string& name,
+                      const std::vector<std::int64_t>& values);
+// Sets attribute `name` to a float.
+void SetFloatAttribute(onnx::NodeProto& node, const std::string& name, float value);
+// Sets attribute `name` to a string.
+void SetStringAttribute(onnx::NodeProto& node, const std::string& name, const std::string& value);
 // Gives `node` a graph attribute, as If/Loop/Scan carry.
 void SetGraphAttribute(onnx::NodeProto& node, const std::string& name);
 // Sets a Constant node's "value" to a float tensor of the given shape.

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "tests/onnx_builder.h"
+#include "tests/onnx_sample_models.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -48,6 +49,25 @@ TEST(OnnxCli, PlanBindsSymbolicDimensions) {
   EXPECT_NE(typo.err.find("no dimension of the model is called 'M'; its symbolic dimensions: N"),
             std::string::npos)
       << typo.err;
+}
+
+// The models issue 15 names, in miniature: a tf2onnx detector plans with no flag, an
+// export read with another batch plans with a warning per stored shape it replaces.
+TEST(OnnxCli, RealWorldPatternsPlanWithoutHandWork) {
+  const auto dir = testing::TempDir();
+  const auto detector = WriteFile(dir, "detector.onnx", testing::DetectorUpsampling().Bytes());
+  const auto r = RunMemplan("plan " + Quote(detector) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["tensors"], 5);  // image, features, up_a, up_b, out
+
+  const auto exported = WriteFile(dir, "exported.onnx", testing::ExportedWithBatchOne().Bytes());
+  const auto w = RunMemplan("plan " + Quote(exported) + " --dim N=2");
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_NE((w.out + w.err)
+                .find("warning: tensor 'y': the file stores shape FLOAT [1,4] but the "
+                      "graph computes FLOAT [2,4]; using the computed shape"),
+            std::string::npos)
+      << w.out << w.err;
 }
 
 TEST(OnnxCli, BadFilesExitOneAndWriteNothing) {

@@ -50,6 +50,22 @@ TEST(OnnxGuard, ZeroStride) {
   EXPECT_NE(InputErrorOf(ConvWithStrides({-2, 1})).find("must be positive"), std::string::npos);
 }
 
+// memplan's FusedConv, NhwcConv and QLinearAveragePool rules run ONNX's Conv and pooling
+// rules: their size attributes are checked the same way.
+TEST(OnnxGuard, ZeroStrideInContribConvolutions) {
+  for (const char* op : {"FusedConv", "NhwcConv"}) {
+    OnnxBuilder b;
+    b.model().add_opset_import()->set_domain("com.microsoft");
+    b.model().mutable_opset_import()->rbegin()->set_version(1);
+    b.Input("x", kOnnxFloat, {"1", "1", "8", "8"}).FloatInitializer("w", {1, 1, 3, 3}).Output("y");
+    auto& node = b.Node(op, {"x", "w"}, {"y"}, "conv");
+    node.set_domain("com.microsoft");
+    SetInts(node, "strides", {0, 1});
+    EXPECT_NE(InputErrorOf(b).find("attribute 'strides' must be positive"), std::string::npos)
+        << op;
+  }
+}
+
 // The input the fuzzer found, rebuilt: light_inception_v1 with one byte changed, the
 // second stride of node n45 set to 0.
 TEST(OnnxGuard, FuzzerFindOnASharedModel) {

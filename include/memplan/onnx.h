@@ -1,8 +1,10 @@
 #pragma once
 // Reads ONNX models (.onnx) into a Graph: one subgraph whose operators are the nodes that
 // run at inference time, in file order. Shapes come from ONNX shape inference with data
-// propagation, repeated to a fixpoint with memplan's Dropout-mask rule; nodes computed
-// from constants only are folded away (docs/accounting.md).
+// propagation, repeated to a fixpoint with memplan's Dropout-mask rule and constant
+// folding of shape arithmetic, against ONNX 1.12's schemas plus memplan's rules for ONNX
+// Runtime's com.microsoft operators and newer opsets; nodes computed from constants only
+// are folded away (docs/import.md, docs/accounting.md).
 
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +36,8 @@ struct OnnxModel {
   std::int64_t ir_version = 0;       // the file's IR version
   std::string producer;              // producer name and version, as the file gives them
   std::size_t inference_passes = 0;  // shape-inference passes until nothing changed
-  // --dim bindings that bound nothing in this model (each a "warning: ..." line).
+  // --dim bindings that bound nothing in this model, then stored shapes that disagreed
+  // with the computed ones and were replaced (each a "warning: ..." line).
   std::vector<std::string> warnings;
 };
 

@@ -9,8 +9,6 @@
 
 namespace memplan::rewrite {
 
-namespace fb = memplan::rewrite::fb;
-
 // Verifies and unpacks a model. InputError naming `source` for bytes that are not a
 // TensorFlow Lite model, for data stored outside the flatbuffer, and for an op whose
 // builtin options are of a type the rewrite's schema does not declare (they would be lost).

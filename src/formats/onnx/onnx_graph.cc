@@ -13,6 +13,7 @@
 
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
+#include "src/formats/onnx/onnx_schemas.h"
 
 namespace memplan::onnx_reader {
 
@@ -202,7 +203,7 @@ struct Scope {
 class GraphBuilder {
  public:
   GraphBuilder(const onnx::ModelProto& model, std::string_view source)
-      : model_(model), source_(source) {}
+      : model_(model), source_(source), opsets_(OpsetsOf(model.opset_import())) {}
 
   OnnxModel Build() {
     result_.graph.source = std::string(source_);
@@ -212,6 +213,7 @@ class GraphBuilder {
     Scope main;
     main.proto = &model_.graph();
     BuildScope(main);
+    result_.warnings = std::move(notes_);
     return std::move(result_);
   }
 
@@ -321,8 +323,31 @@ class GraphBuilder {
     return it == scope.types.end() ? ValueType{} : it->second;
   }
 
-  std::int32_t Add(Scope& scope, const std::string& name, const ValueType& v, bool constant,
+  // A --shape on the output of an operator memplan has no rule for gives a shape but no
+  // element type: the node's first typed input lends its type, with a warning.
+  ValueType WithBorrowedType(const Scope& scope, const std::string& name, const ValueType& v,
+                             int producer) {
+    if (producer < 0 || !v.kind.empty() || v.onnx_type != 0 || !v.has_shape) return v;
+    const onnx::NodeProto& node = scope.proto->node(producer);
+    if (NoRuleText(node, name).empty()) return v;
+    for (const std::string& input : node.input()) {
+      const ValueType from = Lookup(scope, input);
+      if (!from.kind.empty() || from.onnx_type == 0) continue;
+      ValueType typed = v;
+      typed.onnx_type = from.onnx_type;
+      notes_.push_back(fmt::format(
+          "warning: tensor '{}': element type {} taken from input '{}' of {}, which memplan has "
+          "no shape rule for",
+          Printable(name), OnnxTypeName(from.onnx_type), Printable(input),
+          DescribeNode(node, producer)));
+      return typed;
+    }
+    return v;
+  }
+
+  std::int32_t Add(Scope& scope, const std::string& name, const ValueType& given, bool constant,
                    int producer) {
+    const ValueType v = constant ? given : WithBorrowedType(scope, name, given, producer);
     Tensor tensor;
     tensor.name = name;
     tensor.is_constant = constant;
@@ -337,9 +362,8 @@ class GraphBuilder {
     }
     if (!tensor.bytes && producer >= 0 && !constant && v.onnx_type == 0 && !v.has_shape) {
       const onnx::NodeProto& node = scope.proto->node(producer);
-      tensor.why_unsized += fmt::format(
-          " (output of {}{})", DescribeNode(node, producer),
-          IsDefaultDomain(node) ? std::string() : ", domain '" + Printable(node.domain()) + "'");
+      tensor.why_unsized +=
+          fmt::format(" (output of {}{})", DescribeNode(node, producer), NoRuleText(node, name));
     }
     for (const std::string& symbol : v.symbols)
       if (!symbol.empty() && !constant) open_symbols_.insert(Printable(symbol));
@@ -347,6 +371,25 @@ class GraphBuilder {
     scope.index.emplace(name, index);
     Sub(scope).tensors.push_back(std::move(tensor));
     return index;
+  }
+
+  // Why inference could not type a node's outputs, when memplan has no rule for it:
+  // ", an operator memplan has no shape rule for (domain 'd', opset N); give its outputs'
+  // shapes with --shape NAME=AxBxC", or "" when a rule exists (then the cause is upstream).
+  std::string NoRuleText(const onnx::NodeProto& node, const std::string& output) const {
+    const std::string domain = IsDefaultDomain(node) ? std::string("ai.onnx") : node.domain();
+    auto opset = opsets_.find(node.domain());
+    if (opset == opsets_.end() && IsDefaultDomain(node))
+      opset = opsets_.find(node.domain().empty() ? "ai.onnx" : "");
+    const int version = opset == opsets_.end() ? -1 : opset->second;
+    if (version >= 0 && Schemas().GetSchema(node.op_type(), version, node.domain())) return "";
+    const std::string where =
+        version < 0 ? fmt::format("domain '{}', which the model does not import", Printable(domain))
+                    : fmt::format("domain '{}', opset {}", Printable(domain), version);
+    return fmt::format(
+        ": {} is an operator memplan has no shape rule for ({}); give its outputs' shapes "
+        "with --shape {}=AxBxC",
+        Printable(node.op_type()), where, Printable(output));
   }
 
   // The open dimensions a --dim can bind, each once with the graph inputs that carry it;
@@ -404,6 +447,8 @@ class GraphBuilder {
   std::string_view source_;
   OnnxModel result_;                    // what Build returns
   std::set<std::string> open_symbols_;  // dim_params left on tensors that need planning
+  Opsets opsets_;                       // operator-set versions by domain
+  std::vector<std::string> notes_;      // warnings for OnnxModel::warnings
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
+#include "src/formats/onnx/onnx_schemas.h"
 
 namespace memplan::onnx_reader {
 
@@ -38,10 +39,12 @@ void CheckPositive(const onnx::NodeProto& node, int index, const std::string& wh
 void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
                               const Opsets& opsets, const std::string& where,
                               std::string_view source) {
-  const onnx::ISchemaRegistry* registry = onnx::OpSchemaRegistry::Instance();
+  const onnx::ISchemaRegistry* registry = &Schemas();
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes[i];
-    if (IsDefaultDomain(node)) CheckPositive(node, i, where, source);
+    // memplan's com.microsoft rules run ONNX's Conv and pooling rules too.
+    if (IsDefaultDomain(node) || node.domain() == kMicrosoftDomain)
+      CheckPositive(node, i, where, source);
     const auto opset = opsets.find(node.domain());
     if (opset == opsets.end()) continue;  // inference skips it too
     const onnx::OpSchema* schema =
@@ -50,8 +53,17 @@ void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::Nod
     try {
       schema->Verify(node);
     } catch (const std::exception& e) {
-      throw InputError(fmt::format("{}: {}{} does not match its ONNX operator schema: {}", source,
-                                   where, DescribeNode(node, i), Printable(e.what())));
+      // A model newer than the schema found may use what a later version added.
+      const std::string newer =
+          schema->SinceVersion() < opset->second
+              ? fmt::format(
+                    " (the model imports opset {} of domain '{}'; the newest {} memplan "
+                    "knows there is version {})",
+                    opset->second, Printable(node.domain().empty() ? "ai.onnx" : node.domain()),
+                    Printable(node.op_type()), schema->SinceVersion())
+              : std::string();
+      throw InputError(fmt::format("{}: {}{} does not match its ONNX operator schema: {}{}", source,
+                                   where, DescribeNode(node, i), Printable(e.what()), newer));
     }
   }
   // Inference runs on the subgraphs of If, Loop and Scan too.

@@ -8,7 +8,9 @@
 #include <unordered_map>
 
 #include "memplan/error.h"
+#include "src/formats/onnx/onnx_fold.h"
 #include "src/formats/onnx/onnx_internal.h"
+#include "src/formats/onnx/onnx_schemas.h"
 
 namespace memplan::onnx_reader {
 
@@ -57,18 +59,25 @@ void InferOnce(onnx::ModelProto& model, bool strict) {
   // Values data propagation derives (shapes computed by Shape, Gather, Concat, ...);
   // fresh each pass, as ONNX refuses to record a value twice.
   std::unordered_map<std::string, onnx::TensorShapeProto> propagated;
-  onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options,
-                                     &propagated);
+  onnx::shape_inference::InferShapes(model, &Schemas(), options, &propagated);
 }
 
-void RunOnnxInference(onnx::ModelProto& model, std::string_view source) {
-  try {
-    InferOnce(model, /*strict=*/false);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(
-        fmt::format("{}: ONNX shape inference rejects the model: {}", source, OneLine(e.what())));
+// One pass; where stored declarations contradict inference, they are dropped (with a
+// warning each) and the pass runs again. Each retry removes at least one declaration.
+void RunOnnxInference(onnx::ModelProto& model, std::string_view source,
+                      std::vector<std::string>& warnings) {
+  while (true) {
+    try {
+      InferOnce(model, /*strict=*/false);
+      return;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      const std::string why = OneLine(e.what());
+      auto infer = [](onnx::ModelProto& m) { InferOnce(m, /*strict=*/false); };
+      if (DropConflictingDeclarations(model, infer, warnings) > 0) continue;
+      throw InputError(fmt::format("{}: ONNX shape inference rejects the model: {}", source, why));
+    }
   }
 }
 
@@ -196,22 +205,29 @@ std::string FirstNodeInferenceError(const onnx::ModelProto& model) {
   return "";
 }
 
-std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source) {
+std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source,
+                                  std::vector<std::string>& warnings) {
   std::size_t ruled = 0;  // nodes a project rule may settle
   for (const auto& node : model.graph().node())
     ruled += node.op_type() == "Dropout" || node.op_type() == "Loop";
-  // Each pass that changes something settles at least one mask or loop value, so this bound
-  // is never hit unless inference undoes a rule; then the last pass's result stands.
-  const std::size_t max_passes = ruled + 1;
-  bool changed = false;
+  // Each pass that changes something settles at least one mask or loop value, or folds at
+  // least one node, so this bound is never hit unless inference undoes a rule; then the last
+  // pass's result stands.
+  const std::size_t max_passes = ruled + static_cast<std::size_t>(model.graph().node_size()) + 1;
+  // Constants computed from initializers and Constant nodes need no inference: fold them
+  // first, so the first pass already sees their values.
+  FoldConstants(model);
   std::size_t passes = 0;
+  bool changed = false;
   do {
-    RunOnnxInference(model, source);
+    RunOnnxInference(model, source, warnings);
     ++passes;
-    // Both rules run every pass (no short-circuit): each fills what the other cannot.
+    // Every rule and the folding run every pass (no short-circuit): each fills what the
+    // others cannot.
     const bool masks = ApplyDropoutMaskRule(model);
     const bool carried = ApplyLoopCarriedRule(*model.mutable_graph());
-    changed = masks || carried;
+    const bool folded = FoldConstants(model) > 0;
+    changed = masks || carried || folded;
   } while (changed && passes <= max_passes);
   return passes;
 }

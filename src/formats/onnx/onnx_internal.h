@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,10 +96,21 @@ void CheckFunctions(const onnx::ModelProto& model, std::string_view source);
 std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options,
                                        std::string_view source);
 
-// Runs ONNX shape inference (type checks off, node errors not fatal, data propagation on)
-// and the Dropout-mask rule until neither adds anything; returns the number of passes.
-// InputError naming `source` when inference rejects the model (conflicting shapes).
-std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source);
+// Folds constants (onnx_fold.h), then runs ONNX shape inference (type checks off, node
+// errors not fatal, data propagation on), the Dropout-mask rule and folding again until
+// none of them adds anything; returns the number of inference passes.
+// Stored value_info or output declarations that contradict what inference computes are
+// dropped (DropConflictingDeclarations), each with a "warning: ..." line in `warnings`.
+// InputError naming `source` when inference still rejects the model.
+std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view source,
+                                  std::vector<std::string>& warnings);
+
+// Runs `infer` on a copy of `model` without value_info and output types, and removes
+// from `model` each declaration whose element type, rank or a numeric dimension differs
+// from what the copy computed; appends a warning per removal; returns how many.
+std::size_t DropConflictingDeclarations(onnx::ModelProto& model,
+                                        const std::function<void(onnx::ModelProto&)>& infer,
+                                        std::vector<std::string>& warnings);
 
 // Why inference left tensors untyped: the first node error ONNX reports when the
 // inferred model is inferred again in strict mode ("(op_type:Split, node name: n):

@@ -15,9 +15,10 @@ OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOp
   std::vector<std::string> warnings =
       onnx_reader::ApplyBindings(*model.mutable_graph(), options, source);
   std::size_t passes = 0;
+  std::vector<std::string> inference_warnings;  // stored shapes the computed ones replaced
   OnnxModel result;
   try {
-    passes = onnx_reader::InferShapesToFixpoint(model, source);
+    passes = onnx_reader::InferShapesToFixpoint(model, source, inference_warnings);
     result = onnx_reader::BuildGraph(model, source);
   } catch (const InputError& e) {
     if (warnings.empty()) throw;
@@ -38,7 +39,12 @@ OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOp
   result.producer = PrintableText(model.producer_name() + (model.producer_version().empty()
                                                                ? std::string()
                                                                : " " + model.producer_version()));
+  // --dim warnings, then replaced stored shapes, then what building the graph noted.
+  inference_warnings.insert(inference_warnings.end(), result.warnings.begin(),
+                            result.warnings.end());
   result.warnings = std::move(warnings);
+  result.warnings.insert(result.warnings.end(), inference_warnings.begin(),
+                         inference_warnings.end());
   return result;
 }
 

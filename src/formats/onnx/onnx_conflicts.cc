@@ -1,0 +1,87 @@
+// Stored shapes that disagree with inference (docs/import.md, "Stored shapes"): exporters
+// write value_info and output declarations for one set of dimensions; once --dim binds
+// others, ONNX's inference stops at the first tensor whose computed shape differs. The
+// computed shape wins: the stored declaration is dropped, with a warning naming both.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <unordered_map>
+
+#include "src/formats/onnx/onnx_internal.h"
+
+namespace memplan::onnx_reader {
+
+namespace {
+
+std::string ShapeText(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return "(not a tensor)";
+  const auto& tensor = type.tensor_type();
+  std::string elem = tensor.elem_type() != 0 ? OnnxTypeName(tensor.elem_type()) + " " : "";
+  if (!tensor.has_shape()) return elem + "(rank unknown)";
+  std::vector<std::string> dims;
+  for (const auto& d : tensor.shape().dim())
+    dims.push_back(d.has_dim_value()   ? std::to_string(d.dim_value())
+                   : d.has_dim_param() ? Printable(d.dim_param(), 24)
+                                       : std::string("?"));
+  return fmt::format("{}[{}]", elem, fmt::join(dims, ","));
+}
+
+// True when the two types cannot both be right: different element types, ranks, or a
+// dimension both give as different numbers.
+bool Disagree(const onnx::TypeProto& stored, const onnx::TypeProto& inferred) {
+  if (!stored.has_tensor_type() || !inferred.has_tensor_type()) return false;
+  const auto& a = stored.tensor_type();
+  const auto& b = inferred.tensor_type();
+  if (a.elem_type() != 0 && b.elem_type() != 0 && a.elem_type() != b.elem_type()) return true;
+  if (!a.has_shape() || !b.has_shape()) return false;
+  if (a.shape().dim_size() != b.shape().dim_size()) return true;
+  for (int i = 0; i < a.shape().dim_size(); ++i) {
+    const auto& x = a.shape().dim(i);
+    const auto& y = b.shape().dim(i);
+    if (x.has_dim_value() && y.has_dim_value() && x.dim_value() != y.dim_value()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::size_t DropConflictingDeclarations(onnx::ModelProto& model,
+                                        const std::function<void(onnx::ModelProto&)>& infer,
+                                        std::vector<std::string>& warnings) {
+  // Infer on a copy that declares nothing, so nothing stored can conflict there.
+  onnx::ModelProto bare = model;
+  bare.mutable_graph()->clear_value_info();
+  for (auto& output : *bare.mutable_graph()->mutable_output()) output.clear_type();
+  try {
+    infer(bare);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception&) {
+    return 0;  // the conflict is not between declarations and inference
+  }
+  std::unordered_map<std::string, const onnx::TypeProto*> computed;
+  for (const auto& v : bare.graph().value_info()) computed.emplace(v.name(), &v.type());
+  for (const auto& v : bare.graph().output()) computed.emplace(v.name(), &v.type());
+
+  std::size_t dropped = 0;
+  auto check = [&](onnx::ValueInfoProto& declared) {
+    const auto it = computed.find(declared.name());
+    if (it == computed.end() || !Disagree(declared.type(), *it->second)) return false;
+    warnings.push_back(fmt::format(
+        "warning: tensor '{}': the file stores shape {} but the graph computes {}; using the "
+        "computed shape",
+        Printable(declared.name()), ShapeText(declared.type()), ShapeText(*it->second)));
+    ++dropped;
+    return true;
+  };
+  auto* infos = model.mutable_graph()->mutable_value_info();
+  std::vector<int> stale;
+  for (int i = 0; i < infos->size(); ++i)
+    if (check(*infos->Mutable(i))) stale.push_back(i);
+  for (auto i = stale.rbegin(); i != stale.rend(); ++i) infos->DeleteSubrange(*i, 1);
+  for (auto& output : *model.mutable_graph()->mutable_output())
+    if (check(output)) output.clear_type();
+  return dropped;
+}
+
+}  // namespace memplan::onnx_reader

@@ -1,0 +1,188 @@
+// One folding pass over the main graph (onnx_fold.h): evaluates what can be evaluated and
+// writes the results into the model as Constant nodes, where ONNX's inference reads them.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "src/formats/onnx/onnx_fold.h"
+#include "src/formats/onnx/onnx_internal.h"
+
+namespace memplan::onnx_reader {
+
+namespace {
+
+// Values folding may hold at once, summed over tensors: a model with many large constant
+// chains stops folding there instead of filling memory (shape arithmetic needs little).
+constexpr std::int64_t kMaxHeldElements = 8 * kMaxFoldElements;
+
+// Random generators give a new value each run; they never fold (as in BuildGraph).
+bool IsRandom(const std::string& op) {
+  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
+         op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli";
+}
+
+// The value a Constant node holds, from whichever attribute carries it.
+std::optional<ConstTensor> ConstantValue(const onnx::NodeProto& node) {
+  for (const auto& a : node.attribute()) {
+    ConstTensor v;
+    if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
+      return FromTensorProto(a.t());
+    if (a.name() == "value_int" && a.type() == onnx::AttributeProto::INT) {
+      v.type = onnx::TensorProto::INT64;
+      v.ints = {a.i()};
+      return v;
+    }
+    if (a.name() == "value_ints" && a.type() == onnx::AttributeProto::INTS) {
+      if (a.ints_size() > kMaxFoldElements) return std::nullopt;
+      v.type = onnx::TensorProto::INT64;
+      v.ints.assign(a.ints().begin(), a.ints().end());
+      v.dims = {a.ints_size()};
+      return v;
+    }
+    if (a.name() == "value_float" && a.type() == onnx::AttributeProto::FLOAT) {
+      v.type = onnx::TensorProto::FLOAT;
+      v.reals = {a.f()};
+      return v;
+    }
+    if (a.name() == "value_floats" && a.type() == onnx::AttributeProto::FLOATS) {
+      if (a.floats_size() > kMaxFoldElements) return std::nullopt;
+      v.type = onnx::TensorProto::FLOAT;
+      v.reals.assign(a.floats().begin(), a.floats().end());
+      v.dims = {a.floats_size()};
+      return v;
+    }
+  }
+  return std::nullopt;
+}
+
+// Static dims inference left on a value (graph input, value_info or output) or stored
+// with an initializer, if any.
+std::unordered_map<std::string, std::vector<std::int64_t>> StaticDims(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, std::vector<std::int64_t>> dims;
+  auto add = [&](const onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return;
+    std::vector<std::int64_t> d;
+    for (const auto& dim : info.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0) return;
+      d.push_back(dim.dim_value());
+    }
+    dims.emplace(info.name(), std::move(d));
+  };
+  for (const auto& v : g.input()) add(v);
+  for (const auto& v : g.value_info()) add(v);
+  for (const auto& v : g.output()) add(v);
+  // Initializers too large to evaluate still have their dims (Shape of a weight).
+  for (const auto& t : g.initializer())
+    dims.emplace(t.name(), std::vector<std::int64_t>(t.dims().begin(), t.dims().end()));
+  return dims;
+}
+
+// Inputs whose values decide an output's shape (default domain, plus ONNX Runtime's
+// GroupQueryAttention's total_sequence_length): what folding exists to feed.
+std::vector<int> ShapeInputs(const onnx::NodeProto& node) {
+  const std::string& op = node.op_type();
+  if (node.domain() == "com.microsoft")
+    return op == "GroupQueryAttention" ? std::vector<int>{6} : std::vector<int>{};
+  if (!IsDefaultDomain(node)) return {};
+  if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "Upsample" || op == "Split" ||
+      op == "Squeeze" || op == "Unsqueeze" || op == "TopK" || op == "OneHot" ||
+      op == "CenterCropPad" || op == "Compress" || op.starts_with("Reduce"))
+    return {1};
+  if (op == "ConstantOfShape" || op == "NonZero") return {0};
+  if (op == "Resize" || op == "Pad") return {1, 2, 3};
+  if (op == "Slice") return {1, 2, 3, 4};
+  if (op == "Range") return {0, 1, 2};
+  if (op == "Col2Im") return {1, 2};
+  return {};
+}
+
+// The values worth computing: inputs at shape positions and, walking back, everything
+// they are computed from. Large constant chains that only feed weights stay unevaluated
+// (they are folded all the same: BuildGraph folds every node whose inputs are constant).
+std::unordered_set<std::string> FeedsShapes(const onnx::GraphProto& graph) {
+  std::unordered_set<std::string> wanted;
+  for (int i = graph.node_size() - 1; i >= 0; --i) {
+    const onnx::NodeProto& node = graph.node(i);
+    for (const int k : ShapeInputs(node))
+      if (k < node.input_size() && !node.input(k).empty()) wanted.insert(node.input(k));
+    bool feeds = false;
+    for (const std::string& output : node.output()) feeds = feeds || wanted.contains(output);
+    if (feeds)
+      for (const std::string& input : node.input())
+        if (!input.empty()) wanted.insert(input);
+  }
+  return wanted;
+}
+
+// `node` becomes a Constant of the same name holding `value`.
+void ReplaceWithConstant(onnx::NodeProto& node, const ConstTensor& value) {
+  const std::string output = node.output(0);
+  node.clear_input();
+  node.clear_attribute();
+  node.clear_domain();
+  node.set_op_type("Constant");
+  auto* attribute = node.add_attribute();
+  attribute->set_name("value");
+  attribute->set_type(onnx::AttributeProto::TENSOR);
+  *attribute->mutable_t() = ToTensorProto(value, output);
+}
+
+}  // namespace
+
+std::size_t FoldConstants(onnx::ModelProto& model) {
+  onnx::GraphProto& graph = *model.mutable_graph();
+  const std::int64_t opset = DefaultOpset(model);
+  std::unordered_map<std::string, const onnx::TensorProto*> initializers;
+  for (const auto& init : graph.initializer()) initializers.emplace(init.name(), &init);
+  const auto static_dims = StaticDims(graph);
+  const auto wanted = FeedsShapes(graph);
+  std::unordered_map<std::string, std::optional<ConstTensor>> values;  // nullopt: not usable
+  std::int64_t held = 0;
+  auto remember = [&](const std::string& name, std::optional<ConstTensor> v) -> const ConstTensor* {
+    if (v && held + v->Elements() > kMaxHeldElements) v.reset();
+    if (v) held += v->Elements();
+    auto& slot = values[name] = std::move(v);
+    return slot ? &*slot : nullptr;
+  };
+  auto lookup = [&](const std::string& name) -> const ConstTensor* {
+    if (const auto it = values.find(name); it != values.end())
+      return it->second ? &*it->second : nullptr;
+    const auto init = initializers.find(name);
+    if (init == initializers.end()) return nullptr;
+    return remember(name, FromTensorProto(*init->second));
+  };
+
+  std::size_t folded = 0;
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    if (!IsDefaultDomain(node) || IsRandom(node.op_type()) || node.output_size() != 1 ||
+        !wanted.contains(node.output(0)))
+      continue;
+    if (node.op_type() == "Constant") {
+      remember(node.output(0), ConstantValue(node));
+      continue;
+    }
+    std::vector<const ConstTensor*> inputs;
+    bool known = true;
+    for (const std::string& input : node.input()) {
+      if (input.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      inputs.push_back(lookup(input));
+      known = known && inputs.back();
+    }
+    std::optional<ConstTensor> result;
+    if (known) {
+      result = EvaluateNode(node, opset, inputs);
+    } else if ((node.op_type() == "Shape" || node.op_type() == "Size") && node.input_size() >= 1) {
+      // The values of a runtime tensor are unknown, but a static shape is enough.
+      const auto dims = static_dims.find(node.input(0));
+      if (dims != static_dims.end()) result = EvaluateShapeOf(node, dims->second);
+    }
+    if (!result || !remember(node.output(0), std::move(result))) continue;
+    ReplaceWithConstant(node, *values[node.output(0)]);
+    ++folded;
+  }
+  return folded;
+}
+
+}  // namespace memplan::onnx_reader
