@@ -12,12 +12,20 @@ namespace memplan::onnx_reader {
 
 namespace {
 
-// Every declared value (graph inputs, outputs, value_info) in one list.
-std::vector<onnx::ValueInfoProto*> DeclaredValues(onnx::GraphProto& graph) {
-  std::vector<onnx::ValueInfoProto*> values;
+// Every declared value (graph inputs, outputs, value_info) in one list, those of the
+// subgraphs of If, Loop and Scan included: a --dim binds a name everywhere.
+void AddDeclaredValues(onnx::GraphProto& graph, std::vector<onnx::ValueInfoProto*>& values) {
   for (auto& v : *graph.mutable_input()) values.push_back(&v);
   for (auto& v : *graph.mutable_output()) values.push_back(&v);
   for (auto& v : *graph.mutable_value_info()) values.push_back(&v);
+  for (auto& node : *graph.mutable_node())
+    for (auto& attribute : *node.mutable_attribute())
+      if (IsControlFlowSubgraph(node, attribute)) AddDeclaredValues(*attribute.mutable_g(), values);
+}
+
+std::vector<onnx::ValueInfoProto*> DeclaredValues(onnx::GraphProto& graph) {
+  std::vector<onnx::ValueInfoProto*> values;
+  AddDeclaredValues(graph, values);
   return values;
 }
 
