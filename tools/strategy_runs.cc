@@ -60,7 +60,8 @@ bool Named(const std::vector<std::string>& requested, const std::string& key) {
 }  // namespace
 
 Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
-                   const ExactOptions& exact, const std::vector<std::string>& requested) {
+                   const ExactOptions& exact, const std::vector<std::string>& requested,
+                   const std::function<void(const std::string&)>& starting) {
   Runs out;
   const Problem& problem = workload.problem;
   Validate(problem);
@@ -89,6 +90,7 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
           WithThousands(problem.size()), WithThousands(kSlowPeerRecords)));
       continue;
     }
+    if (starting) starting(key);
     const auto start = std::chrono::steady_clock::now();
     if (run.mode == "objects" && run.strategy == "exact") {
       const StrategyRun* best = ran("objects/best");
