@@ -1,14 +1,15 @@
-// best: a portfolio. Runs many greedy variants (orders x fit rules, the peers' exact
-// strategies among them), on small problems also strip_packing and searches over orders,
-// and returns the smallest plan (ties: the earlier variant, in the fixed order below).
+// best: a portfolio. Runs many greedy variants (orders x fit rules), among them every
+// order and fit rule of a named strategy (so best is never above one of them, at any
+// size), also naive and strip_packing, on small problems searches over orders, and
+// returns the smallest plan (ties: the earlier variant, in the fixed order below).
 //
 // Work runs on up to kMaxWorkers threads, yet the result never depends on timing: a
 // variant gives up only once its arena exceeds that of a variant already finished
 // (so the winner always finishes), and once a finished variant reaches the lower bound
 // only the variants before it still run (one of them could tie it and would win).
-// Beyond kBestSmallProblem records only the near-linear greedy variants and
-// strip_packing run (never tflm_greedy's order or the searches); beyond 200,000 only
-// three greedy variants (size, breadth and execution order, best fit).
+// Beyond kBestSmallProblem records the variants no named strategy uses thin out (first
+// fit only where tflm_greedy uses it, no searches); beyond 200,000 the area and
+// start-then-size orders are left out too.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -72,6 +73,7 @@ std::vector<OrderChoice> Choices(std::size_t records) {
   constexpr std::size_t kAny = ~std::size_t{0};
   constexpr std::size_t kMedium = 200'000;
   std::vector<OrderChoice> all;
+  // The named strategies' own variants run at every size (kAny).
   all.push_back(
       {"size", [](const Context& c) { return SizeOrder(c.problem); }, fits, kAny, true, false});
   all.push_back({"breadth", [](const Context& c) { return BreadthOrder(c.problem, c.steps); }, fits,
@@ -80,24 +82,31 @@ std::vector<OrderChoice> Choices(std::size_t records) {
       {"start", [](const Context& c) { return StartOrder(c.problem); }, fits, kAny, true, true});
   all.push_back(
       {"area", [](const Context& c) { return AreaOrder(c.problem); }, fits, kMedium, false, false});
-  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, fits,
-                 kMedium, false, false});
+  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, fits, kAny,
+                 false, false});
   all.push_back({"size, reverse ties (tflm_greedy)",
-                 [](const Context& c) {
-                   return SortOnline(c.problem, [&](std::size_t i) {
-                     const Bytes size = AlignUp(c.problem.records[i].size, c.problem.alignment);
-                     return OrderKey{Descending(size), Descending(i), 0};
-                   });
-                 },
+                 [](const Context& c) { return TflmOrder(c.problem); },
                  {Fit::kFirst},
-                 kBestSmallProblem,
+                 kAny,
                  false,
                  false});
   all.push_back({"size, lifetime",
-                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, fits,
-                 kBestSmallProblem, false, false});
+                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, fits, kAny,
+                 false, false});
   all.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
                  fits, kBestSmallProblem, false, false});
+  all.push_back({"tflite_cpu",
+                 [](const Context& c) { return TfliteCpuOrder(c.problem); },
+                 {Fit::kArena},
+                 kAny,
+                 false,
+                 false});
+  all.push_back({"tvm_greedy",
+                 [](const Context& c) { return TvmOrder(c.problem); },
+                 {Fit::kTop},
+                 kAny,
+                 false,
+                 false});
   std::vector<OrderChoice> out;
   for (OrderChoice& c : all)
     if (records <= c.up_to) out.push_back(std::move(c));
@@ -122,8 +131,6 @@ constexpr std::uint64_t kSearchRuns = 100;
 constexpr std::uint64_t kSearchReads = 50'000'000;
 // Threads for the variants; below this many records one thread is quicker.
 constexpr unsigned kMaxWorkers = 4;
-// strip_packing joins the portfolio up to this many records (about 0.2 s there).
-constexpr std::size_t kWithStrip = 200'000;
 constexpr std::size_t kParallelFrom = 1000;
 
 // Runs job(item, worker) for items 0..count-1 on `workers` threads (worker 0 is the
@@ -195,8 +202,8 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   const Bytes bound = StopBound(problem);
   if (problem.size() < kParallelFrom) workers = 1;
 
-  // Stage 1: the greedy variants, one order per item, its fits in turn; then, up to
-  // kWithStrip records, strip_packing as one more item (it is no greedy order).
+  // Stage 1: the greedy variants, one order per item, its fits in turn; then
+  // strip_packing and naive as two more items (they are no greedy orders).
   const std::vector<OrderChoice> choices = Choices(problem.size());
   std::vector<std::size_t> first_slot;  // slot of each choice's first fit
   std::size_t slots = 0;
@@ -204,9 +211,9 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
     first_slot.push_back(slots);
     slots += c.fits.size();
   }
-  const bool with_strip = problem.size() <= kWithStrip;
   const std::size_t strip_slot = slots;
-  Results greedy(slots + (with_strip ? 1 : 0), bound);
+  const std::size_t naive_slot = slots + 1;
+  Results greedy(slots + 2, bound);
   std::vector<std::vector<std::size_t>> orders(choices.size());  // kept for the searches
   std::vector<Bytes> strip;                                      // strip_packing's offsets
   std::vector<std::optional<Placer>> placers(workers);
@@ -221,13 +228,20 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   std::iota(run_order.begin(), run_order.end(), 0);
   std::stable_partition(run_order.begin(), run_order.end(),
                         [&](std::size_t c) { return choices[c].run_first; });
-  if (with_strip) run_order.insert(run_order.begin() + 1, choices.size());
+  run_order.insert(run_order.begin() + 1, choices.size());
+  run_order.push_back(choices.size() + 1);
   ForEachItem(run_order.size(), workers, [&](std::size_t position, unsigned worker) {
     const std::size_t item = run_order[position];
     if (item == choices.size()) {
       if (greedy.Settled(strip_slot)) return;
       strip = PlanStripPacking(problem).offsets;
       greedy.Add(strip_slot, {ArenaBytes(problem, strip), strip, "strip_packing"});
+      return;
+    }
+    if (item == choices.size() + 1) {
+      if (greedy.Settled(naive_slot)) return;
+      std::vector<Bytes> naive = PlanNaive(problem).offsets;
+      greedy.Add(naive_slot, {ArenaBytes(problem, naive), std::move(naive), "naive"});
       return;
     }
     const OrderChoice& choice = choices[item];

@@ -146,16 +146,32 @@ Bytes ChooseOffset(Fit fit, std::span<const Neighbour> placed, Bytes size, Bytes
 
 namespace {
 
+// The first block at or after `at` that ends after `reach` (ends increase along a list):
+// galloping, so a long run of blocks another list already covers costs its logarithm.
+const OccupancyTree::Block* SkipCovered(const OccupancyTree::Block* at,
+                                        const OccupancyTree::Block* end, Bytes reach) {
+  if (at == end || at->end > reach) return at;
+  std::size_t step = 1;
+  while (at + step < end && (at + step)->end <= reach) {
+    at += step;
+    step *= 2;
+  }
+  const OccupancyTree::Block* hi = at + step < end ? at + step : end;
+  return std::upper_bound(at + 1, hi, reach,
+                          [](Bytes r, const OccupancyTree::Block& b) { return r < b.end; });
+}
+
 // The blocks of several sorted lists in order of their starts (a k-way merge over a
-// small heap); stops as soon as `visit` returns false.
+// small heap), leaving out blocks that end at or below `reach`, which the caller keeps
+// as the highest end visited so far: such a block neither opens a gap nor raises the
+// reach. Stops as soon as `visit` returns false.
 template <class Visit>
 void ForEachBlockInOrder(std::span<const std::span<const OccupancyTree::Block>> lists,
-                         Visit&& visit) {
+                         const Bytes& reach, Visit&& visit) {
   using Block = OccupancyTree::Block;
   if (lists.size() == 1) {
-    for (const Block& b : lists[0]) {
+    for (const Block& b : lists[0])
       if (!visit(b)) return;
-    }
     return;
   }
   struct Cursor {
@@ -171,8 +187,9 @@ void ForEachBlockInOrder(std::span<const std::span<const OccupancyTree::Block>> 
   std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
     Cursor& top = heap.front();
-    if (!visit(*top.at)) return;
-    if (++top.at == top.end) {
+    if (top.at->end > reach && !visit(*top.at)) return;
+    top.at = SkipCovered(top.at + 1, top.end, reach);
+    if (top.at == top.end) {
       std::pop_heap(heap.begin(), heap.end(), later);
       heap.pop_back();
       continue;
@@ -206,7 +223,7 @@ Bytes ChooseOffsetInBlocks(Fit fit, std::span<const std::span<const OccupancyTre
       Bytes prev = 0;
       Bytes best_gap = std::numeric_limits<Bytes>::max();
       std::optional<Bytes> best;
-      ForEachBlockInOrder(lists, [&](const Block& b) {
+      ForEachBlockInOrder(lists, prev, [&](const Block& b) {
         if (b.begin >= prev) {
           const Bytes gap = b.begin - prev;
           if (gap >= size && gap < best_gap) {
@@ -225,7 +242,7 @@ Bytes ChooseOffsetInBlocks(Fit fit, std::span<const std::span<const OccupancyTre
       Bytes current = 0;
       Bytes best_fit = std::numeric_limits<Bytes>::max();
       std::optional<Bytes> best;
-      ForEachBlockInOrder(lists, [&](const Block& b) {
+      ForEachBlockInOrder(lists, current, [&](const Block& b) {
         const Bytes start = AlignUp(current, alignment);
         if (start + size <= b.begin && b.begin - start < best_fit) {
           best = start;
