@@ -79,6 +79,26 @@ TEST(OffsetsBest, NoWorseThanAnyNamedStrategyOnLargeProblems) {
   }
 }
 
+// best given the named strategies' plans (as the command does) returns the plan it makes
+// without them; a plan that breaks the problem is not taken.
+TEST(OffsetsBest, ReusingKnownPlansGivesTheSamePlan) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const Problem p = testing::RandomProblem(seed, {.records = 300, .steps = 60, .alignment = 8});
+    std::vector<OffsetPlan> known;
+    for (const OffsetStrategy& strategy : OffsetStrategies()) {
+      const std::string name(strategy.name);
+      if (name != "best" && name != "exact") known.push_back(PlanOffsets(p, name));
+    }
+    OffsetPlan broken = known[1];
+    broken.offsets.assign(p.size(), 0);  // everything at 0: conflicts overlap
+    known.insert(known.begin(), broken);
+    const OffsetPlan fresh = PlanOffsets(p, "best");
+    const OffsetPlan reused = PlanOffsets(p, "best", known);
+    EXPECT_EQ(reused.offsets, fresh.offsets) << "seed " << seed;
+    EXPECT_EQ(reused.detail, fresh.detail) << "seed " << seed;
+  }
+}
+
 TEST(OffsetsBest, SamePlanWithAnyNumberOfThreads) {
   // Large enough for several threads; dense enough that variants give up at times.
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {

@@ -51,6 +51,28 @@ namespace {
 // (28 s at 20,000): a group leaves it out unless it is named.
 constexpr std::size_t kSlowPeerRecords = 10000;
 
+// Above this many records the objects strategies whose work grows with the square of the
+// records (greedy_by_size, TensorFlow Lite's distance bookkeeping, and those that run it
+// first: greedy_best, best, exact) or whose memory grows with records x records alive at
+// once (greedy_by_breadth's per-step profiles: 1.5 GB on a 62,185-record trace) take
+// minutes or gigabytes: a group leaves them out unless they are named (docs/scale.md).
+constexpr std::size_t kQuadraticObjectsRecords = 20000;
+
+// Why a group leaves `key` out on `problem`, or nothing.
+std::string LeftOutReason(const std::string& key, std::size_t records) {
+  if (key == "objects/min_cost_flow" && records > kSlowPeerRecords)
+    return fmt::format("it takes seconds to minutes above {}", WithThousands(kSlowPeerRecords));
+  const bool quadratic = key == "objects/greedy_by_size" || key == "objects/greedy_best" ||
+                         key == "objects/best" || key == "objects/exact";
+  if (quadratic && records > kQuadraticObjectsRecords)
+    return fmt::format("its time grows with the square of the records, minutes above {}",
+                       WithThousands(kQuadraticObjectsRecords));
+  if (key == "objects/greedy_by_breadth" && records > kQuadraticObjectsRecords)
+    return fmt::format("its memory grows with records x records alive at once, gigabytes above {}",
+                       WithThousands(kQuadraticObjectsRecords));
+  return {};
+}
+
 bool Named(const std::vector<std::string>& requested, const std::string& key) {
   const std::string name = key.substr(key.find('/') + 1);
   return std::find(requested.begin(), requested.end(), key) != requested.end() ||
@@ -83,11 +105,10 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       out.objects_skipped = "objects strategies cannot keep fixed offsets";
       continue;
     }
-    if (key == "objects/min_cost_flow" && problem.size() > kSlowPeerRecords &&
-        !Named(requested, key)) {
-      out.left_out.push_back(fmt::format(
-          "{} left out: {} records (it takes seconds to minutes above {}); name it to run it", key,
-          WithThousands(problem.size()), WithThousands(kSlowPeerRecords)));
+    if (const std::string why = LeftOutReason(key, problem.size());
+        !why.empty() && !Named(requested, key)) {
+      out.left_out.push_back(fmt::format("{} left out: {} records ({}); name it to run it", key,
+                                         WithThousands(problem.size()), why));
       continue;
     }
     if (starting) starting(key);
@@ -101,7 +122,12 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.bound_bytes = result.bound_bytes;
       run.objects = std::move(result.plan);
     } else if (run.mode == "objects") {
-      run.objects = PlanObjects(problem, run.strategy);
+      // greedy_best and best run other strategies first: those already run are reused.
+      std::vector<ObjectPlan> known;
+      if (run.strategy == "greedy_best" || run.strategy == "best")
+        for (const StrategyRun& done : out.runs)
+          if (done.objects) known.push_back(*done.objects);
+      run.objects = PlanObjects(problem, run.strategy, known);
       run.bytes = run.objects->total_bytes;
     } else if (run.strategy == "exact") {
       ExactOptions options = exact;
@@ -113,7 +139,12 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.bound_bytes = result.bound_bytes;
       run.offsets = std::move(result.plan);
     } else {
-      run.offsets = PlanOffsets(problem, run.strategy);
+      // best runs the named greedy strategies first: those already run are reused.
+      std::vector<OffsetPlan> known;
+      if (run.strategy == "best")
+        for (const StrategyRun& done : out.runs)
+          if (done.offsets) known.push_back(*done.offsets);
+      run.offsets = PlanOffsets(problem, run.strategy, known);
       run.bytes = run.offsets->arena_bytes;
     }
     run.plan_ms =

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "memplan/bounds.h"
@@ -48,6 +49,10 @@ struct OrderChoice {
   std::size_t up_to;  // runs on problems of at most this many records
   bool search_from;   // on small problems, an order search starts here
   bool run_first;     // cheap: run before the others to give them a limit early
+  // The named strategy that is this order with `named_fit`, or nullptr: its plan, when
+  // known, is taken instead of placing the order again.
+  const char* named = nullptr;
+  Fit named_fit = Fit::kBest;
 };
 
 const char* FitLabel(Fit fit) {
@@ -107,6 +112,24 @@ std::vector<OrderChoice> Choices(std::size_t records) {
                  kAny,
                  false,
                  false});
+  // The variants that are named strategies, whose plans a caller may know already.
+  const std::pair<std::string_view, const char*> named[] = {
+      {"size", "greedy_by_size"},
+      {"breadth", "greedy_by_breadth"},
+      {"start", "greedy_in_order"},
+      {"lifetime", "xla_temporal"},
+      {"size, reverse ties (tflm_greedy)", "tflm_greedy"},
+      {"size, lifetime", "xla_spatial"},
+      {"tflite_cpu", "tflite_cpu"},
+      {"tvm_greedy", "tvm_greedy"},
+  };
+  for (OrderChoice& c : all) {
+    for (const auto& [label, strategy] : named) {
+      if (c.label != label) continue;
+      c.named = strategy;
+      c.named_fit = c.fits.size() == 1 ? c.fits.front() : Fit::kBest;
+    }
+  }
   std::vector<OrderChoice> out;
   for (OrderChoice& c : all)
     if (records <= c.up_to) out.push_back(std::move(c));
@@ -194,7 +217,14 @@ class Results {
 
 namespace offsets_internal {
 
-OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
+OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
+                               std::span<const OffsetPlan> known) {
+  // A known plan of a named strategy, or nullptr.
+  auto known_plan = [&](std::string_view strategy) -> const OffsetPlan* {
+    for (const OffsetPlan& plan : known)
+      if (plan.strategy == strategy) return &plan;
+    return nullptr;
+  };
   const CompactSteps steps = Compact(problem);
   const ConflictIndex index(steps);
   const Context context{problem, steps, index};
@@ -234,13 +264,15 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
     const std::size_t item = run_order[position];
     if (item == choices.size()) {
       if (greedy.Settled(strip_slot)) return;
-      strip = PlanStripPacking(problem).offsets;
+      const OffsetPlan* known_strip = known_plan("strip_packing");
+      strip = known_strip ? known_strip->offsets : PlanStripPacking(problem).offsets;
       greedy.Add(strip_slot, {ArenaBytes(problem, strip), strip, "strip_packing"});
       return;
     }
     if (item == choices.size() + 1) {
       if (greedy.Settled(naive_slot)) return;
-      std::vector<Bytes> naive = PlanNaive(problem).offsets;
+      const OffsetPlan* known_naive = known_plan("naive");
+      std::vector<Bytes> naive = known_naive ? known_naive->offsets : PlanNaive(problem).offsets;
       greedy.Add(naive_slot, {ArenaBytes(problem, naive), std::move(naive), "naive"});
       return;
     }
@@ -252,6 +284,13 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
       const std::size_t slot = first_slot[item] + f;
       if (greedy.Settled(slot)) break;
       const Fit fit = choice.fits[f];
+      const OffsetPlan* same =
+          choice.named && fit == choice.named_fit ? known_plan(choice.named) : nullptr;
+      if (same) {
+        greedy.Add(slot, {ArenaBytes(problem, same->offsets), same->offsets,
+                          std::string(choice.label) + " order, " + FitLabel(fit)});
+        continue;
+      }
       placer.Reset(fit != Fit::kArena);
       if (!placer.PlaceAll(order, fit, greedy.Limit())) continue;
       greedy.Add(slot, {placer.ArenaSoFar(), placer.Offsets(),
@@ -309,8 +348,12 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
 }  // namespace offsets_internal
 
 OffsetPlan PlanBest(const Problem& problem) {
+  return PlanBestReusing(problem, {});
+}
+
+OffsetPlan PlanBestReusing(const Problem& problem, std::span<const OffsetPlan> known) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers));
+  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers), known);
 }
 
 }  // namespace memplan
