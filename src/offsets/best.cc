@@ -53,6 +53,9 @@ struct OrderChoice {
   // known, is taken instead of placing the order again.
   const char* named = nullptr;
   Fit named_fit = Fit::kBest;
+  // Numbered after strip_packing's slot: variants added to the portfolio later than it
+  // lose ties to it and to the earlier ones, which keeps earlier plans.
+  bool late = false;
 };
 
 const char* FitLabel(Fit fit) {
@@ -105,13 +108,19 @@ std::vector<OrderChoice> Choices(std::size_t records) {
                  {Fit::kArena},
                  kAny,
                  false,
-                 false});
+                 false,
+                 nullptr,
+                 Fit::kBest,
+                 true});
   all.push_back({"tvm_greedy",
                  [](const Context& c) { return TvmOrder(c.problem); },
                  {Fit::kTop},
                  kAny,
                  false,
-                 false});
+                 false,
+                 nullptr,
+                 Fit::kBest,
+                 true});
   // The variants that are named strategies, whose plans a caller may know already.
   const std::pair<std::string_view, const char*> named[] = {
       {"size", "greedy_by_size"},
@@ -197,6 +206,15 @@ class Results {
     slots_[slot] = std::move(candidate);
   }
 
+  // The detail of the smallest candidate among slots [0, end), the earliest on ties.
+  std::string DetailOfBestBefore(std::size_t end) {
+    std::lock_guard lock(mutex_);
+    const std::optional<Candidate>* best = nullptr;
+    for (std::size_t s = 0; s < end && s < slots_.size(); ++s)
+      if (slots_[s] && (!best || slots_[s]->arena < (*best)->arena)) best = &slots_[s];
+    return best ? (*best)->detail : std::string();
+  }
+
   // The smallest candidate, the earliest on ties.
   std::optional<Candidate> Take() {
     std::optional<Candidate> best;
@@ -235,15 +253,21 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
   // Stage 1: the greedy variants, one order per item, its fits in turn; then
   // strip_packing and naive as two more items (they are no greedy orders).
   const std::vector<OrderChoice> choices = Choices(problem.size());
-  std::vector<std::size_t> first_slot;  // slot of each choice's first fit
+  std::vector<std::size_t> first_slot(choices.size());  // slot of each choice's first fit
   std::size_t slots = 0;
-  for (const OrderChoice& c : choices) {
-    first_slot.push_back(slots);
-    slots += c.fits.size();
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    if (choices[c].late) continue;
+    first_slot[c] = slots;
+    slots += choices[c].fits.size();
   }
-  const std::size_t strip_slot = slots;
-  const std::size_t naive_slot = slots + 1;
-  Results greedy(slots + 2, bound);
+  const std::size_t strip_slot = slots++;
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    if (!choices[c].late) continue;
+    first_slot[c] = slots;
+    slots += choices[c].fits.size();
+  }
+  const std::size_t naive_slot = slots++;
+  Results greedy(slots, bound);
   std::vector<std::vector<std::size_t>> orders(choices.size());  // kept for the searches
   std::vector<Bytes> strip;                                      // strip_packing's offsets
   std::vector<std::optional<Placer>> placers(workers);
@@ -298,6 +322,8 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
     }
     if (small) orders[item] = std::move(order);
   });
+  // The winner among the variants up to strip_packing: stage 2 searches from it too.
+  const std::string classic = greedy.DetailOfBestBefore(strip_slot + 1);
   std::optional<Candidate> best = greedy.Take();
   auto finish = [&](Candidate c) {
     OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(c.offsets));
@@ -320,6 +346,8 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
       if (orders[c].empty()) continue;  // no online records
       if (label == best->detail)
         starts.insert(starts.begin(), {orders[c], fit, label});
+      else if (label == classic)
+        starts.insert(starts.begin() + (starts.empty() ? 0 : 1), {orders[c], fit, label});
       else if (choices[c].search_from)
         starts.push_back({orders[c], fit, label});
     }
