@@ -53,9 +53,8 @@ constexpr std::size_t kSlowPeerRecords = 10000;
 
 // Above this many records the objects strategies whose work grows with the square of the
 // records (greedy_by_size, TensorFlow Lite's distance bookkeeping, and those that run it
-// first: greedy_best, best, exact) or whose memory grows with records x records alive at
-// once (greedy_by_breadth's per-step profiles: 1.5 GB on a 62,185-record trace) take
-// minutes or gigabytes: a group leaves them out unless they are named (docs/scale.md).
+// first: greedy_best, best, exact) take minutes: a group leaves them out unless they are
+// named (docs/scale.md).
 constexpr std::size_t kQuadraticObjectsRecords = 20000;
 
 // Why a group leaves `key` out on `problem`, or nothing.
@@ -66,9 +65,6 @@ std::string LeftOutReason(const std::string& key, std::size_t records) {
                          key == "objects/best" || key == "objects/exact";
   if (quadratic && records > kQuadraticObjectsRecords)
     return fmt::format("its time grows with the square of the records, minutes above {}",
-                       WithThousands(kQuadraticObjectsRecords));
-  if (key == "objects/greedy_by_breadth" && records > kQuadraticObjectsRecords)
-    return fmt::format("its memory grows with records x records alive at once, gigabytes above {}",
                        WithThousands(kQuadraticObjectsRecords));
   return {};
 }

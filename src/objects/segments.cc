@@ -1,6 +1,5 @@
 // Live segments and the positional-maximum bounds of shared-objects plans.
 #include <algorithm>
-#include <set>
 
 #include "memplan/bounds.h"
 #include "src/objects/sweep.h"
@@ -8,19 +7,6 @@
 namespace memplan {
 
 namespace objects_internal {
-
-namespace {
-
-// Live records ordered as a task profile: size non-increasing, then record index.
-struct ProfileOrder {
-  const std::vector<UsageRecord>* records;
-  bool operator()(std::size_t a, std::size_t b) const {
-    const Bytes sa = (*records)[a].size, sb = (*records)[b].size;
-    return sa != sb ? sa > sb : a < b;
-  }
-};
-
-}  // namespace
 
 std::vector<Segment> LiveSegments(const std::vector<UsageRecord>& records) {
   std::vector<Segment> out;
@@ -41,21 +27,21 @@ std::vector<Segment> LiveSegments(const std::vector<UsageRecord>& records) {
   });
   std::stable_sort(by_last.begin(), by_last.end(),
                    [&](std::size_t a, std::size_t b) { return records[a].last < records[b].last; });
-  std::set<std::size_t, ProfileOrder> live(ProfileOrder{&records});
+  std::size_t live = 0;
   Bytes breadth = 0;
   std::size_t nf = 0, nl = 0;
   for (std::size_t p = 0; p + 1 < points.size(); ++p) {
     const Step step = points[p];
     while (nl < n && records[by_last[nl]].last < step) {
-      breadth -= records[by_last[nl]].size;
-      live.erase(by_last[nl++]);
+      breadth -= records[by_last[nl++]].size;
+      --live;
     }
     while (nf < n && records[by_first[nf]].first == step) {
-      breadth += records[by_first[nf]].size;
-      live.insert(by_first[nf++]);
+      breadth += records[by_first[nf++]].size;
+      ++live;
     }
-    if (live.empty()) continue;
-    out.push_back({step, points[p + 1] - 1, {live.begin(), live.end()}, breadth});
+    if (live == 0) continue;
+    out.push_back({step, points[p + 1] - 1, breadth});
   }
   return out;
 }
