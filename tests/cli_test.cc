@@ -1,6 +1,8 @@
 // Runs the built command as a user would and checks its output and exit codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 
 #include "memplan/records_io.h"
@@ -227,6 +229,32 @@ TEST(Cli, LargeInputsLeaveTheSlowPeerOutUnlessNamed) {
   j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["results"][0]["strategy"], "min_cost_flow");
   EXPECT_FALSE(j.contains("left_out"));
+}
+
+// Above 20,000 records a group leaves out the objects strategies whose work grows with
+// the square of the records (greedy_by_size and the three that run it first), each with a
+// line; the others still run. (A chain of records: the kept ones are quick on it.)
+TEST(Cli, LargeInputsLeaveTheQuadraticObjectsStrategiesOut) {
+  const auto dir = testing::TempDir();
+  std::string csv = "id,lower,upper,size\n";
+  for (int i = 0; i < 20001; ++i)
+    csv += std::to_string(i) + "," + std::to_string(i) + "," + std::to_string(i + 1) + ",64\n";
+  const auto input = testing::Quote(testing::WriteFile(dir, "chain.csv", csv));
+  const auto r = RunMemplan("plan " + input + " -s objects -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> ran, left_out;
+  for (const auto& row : j["results"]) ran.push_back(row["strategy"]);
+  for (const auto& line : j["left_out"]) left_out.push_back(line);
+  EXPECT_EQ(
+      ran, (std::vector<std::string>{"naive", "equality", "greedy_in_order", "greedy_by_breadth"}));
+  ASSERT_EQ(left_out.size(), 5u);
+  for (const char* name : {"greedy_by_size", "greedy_best", "min_cost_flow", "best", "exact"}) {
+    const std::string head = std::string("objects/") + name + " left out: 20,001 records";
+    EXPECT_TRUE(std::any_of(left_out.begin(), left_out.end(), [&](const std::string& line) {
+      return line.starts_with(head);
+    })) << name;
+  }
 }
 
 // objects/exact says whether its plan is proven optimal, as offsets/exact does.

@@ -65,6 +65,27 @@ void ExpectFits(const std::vector<UsageRecord>& records, const std::vector<Bytes
   }
 }
 
+// greedy_best and best given the plans of the strategies they run first (as the command
+// does) return what they return without them; a plan that does not fit the problem is
+// not taken.
+TEST(ObjectsBest, ReusingKnownPlansGivesTheSamePlan) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const Problem p = testing::RandomProblem(seed, {.records = 150, .steps = 50});
+    std::vector<ObjectPlan> known;
+    for (const char* name : {"greedy_by_size", "greedy_by_breadth", "greedy_in_order", "equality"})
+      known.push_back(PlanObjects(p, name));
+    ObjectPlan wrong = known.front();
+    wrong.object_ids.pop_back();
+    known.push_back(wrong);
+    for (const char* name : {"greedy_best", "best"}) {
+      const ObjectPlan fresh = PlanObjects(p, name);
+      const ObjectPlan reused = PlanObjects(p, name, known);
+      EXPECT_EQ(reused.object_ids, fresh.object_ids) << name << " seed " << seed;
+      EXPECT_EQ(reused.object_sizes, fresh.object_sizes) << name << " seed " << seed;
+    }
+  }
+}
+
 TEST(CapacitySearch, FindsAnAssignmentWheneverAPlanShowsOne) {
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     const Problem problem =

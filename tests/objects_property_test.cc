@@ -108,6 +108,27 @@ TEST(ObjectsBounds, PositionalMaximumsOnKnownRecords) {
   EXPECT_EQ(PositionalMaximums({}), std::vector<Bytes>{});
 }
 
+// The positional maximums straight from their definition: the k-th largest size live at
+// a step, the largest over all steps (TaskProfiles lists each step's sizes).
+TEST(ObjectsBounds, PositionalMaximumsMatchTheStepByStepDefinition) {
+  for (const auto& shape :
+       {testing::RandomProblemOptions{.records = 300, .steps = 60},
+        testing::RandomProblemOptions{.records = 400, .steps = 500, .max_size = 6},
+        testing::RandomProblemOptions{
+            .records = 200, .steps = 20, .max_size = 1 << 20, .zero_fraction = 0.3}}) {
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      const Problem p = testing::RandomProblem(seed, shape);
+      std::vector<Bytes> expected;
+      for (const auto& profile : TaskProfiles(p.records)) {
+        if (profile.size() > expected.size()) expected.resize(profile.size(), 0);
+        for (std::size_t k = 0; k < profile.size(); ++k)
+          expected[k] = std::max(expected[k], p.records[profile[k]].size);
+      }
+      ASSERT_EQ(PositionalMaximums(p.records), expected) << "seed " << seed;
+    }
+  }
+}
+
 TEST(ObjectsBounds, ObjectSizesAreMultiplesOfTheAlignment) {
   const Problem problem = Records({{5, 0, 1}, {3, 2, 3}, {9, 1, 2}}, 8);
   for (const ObjectStrategy& s : ObjectStrategies()) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
 #include "memplan/bounds.h"
 #include "memplan/offsets.h"
@@ -17,7 +18,8 @@ namespace {
 
 TEST(OffsetsBest, NoWorseThanAnyGreedyMemberAndDeterministic) {
   const char* members[] = {"greedy_by_size", "tflm_greedy", "greedy_in_order", "greedy_by_breadth",
-                           "strip_packing",  "xla_spatial", "xla_temporal"};
+                           "strip_packing",  "xla_spatial", "xla_temporal",    "tflite_cpu",
+                           "tvm_greedy",     "naive"};
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Problem p = testing::RandomProblem(seed, {.records = 120,
@@ -32,6 +34,68 @@ TEST(OffsetsBest, NoWorseThanAnyGreedyMemberAndDeterministic) {
     const OffsetPlan again = PlanOffsets(p, "best");
     EXPECT_EQ(again.offsets, best.offsets);
     EXPECT_EQ(again.detail, best.detail);
+  }
+}
+
+// A large problem shaped like a compiler trace: mostly short lifetimes, a few long ones,
+// sizes from a short list (ties matter to the orders), optionally aligned and with some
+// fixed records.
+Problem LargeTrace(std::uint64_t seed, std::size_t records, Bytes alignment, bool fixed) {
+  std::mt19937_64 rng(seed);
+  Problem p;
+  p.alignment = alignment;
+  const Step steps = static_cast<Step>(records / 2);
+  std::vector<Bytes> sizes;
+  for (int k = 0; k < 200; ++k) sizes.push_back(1 + rng() % 65536);
+  Bytes fixed_top = 0;
+  for (std::size_t i = 0; i < records; ++i) {
+    const Step first = static_cast<Step>(rng() % static_cast<std::uint64_t>(steps));
+    const Step length =
+        rng() % 50 == 0 ? static_cast<Step>(rng() % 2000) : static_cast<Step>(rng() % 64);
+    p.records.push_back({sizes[rng() % sizes.size()], first, std::min(first + length, steps - 1)});
+  }
+  if (fixed) {
+    p.fixed_offsets.assign(records, std::nullopt);
+    for (std::size_t i = 0; i < records; i += 500) {
+      p.fixed_offsets[i] = AlignUp(fixed_top, alignment);
+      fixed_top = *p.fixed_offsets[i] + p.records[i].size;
+    }
+  }
+  return p;
+}
+
+// Above kBestSmallProblem records the portfolio thins out, but every named strategy's
+// own order and fit rule stays in it: best is never above any of them.
+TEST(OffsetsBest, NoWorseThanAnyNamedStrategyOnLargeProblems) {
+  for (const Problem& p : {LargeTrace(1, 50000, 1, false), LargeTrace(2, 30000, 64, true)}) {
+    ASSERT_GT(p.size(), kBestSmallProblem);
+    const OffsetPlan best = PlanOffsets(p, "best");
+    for (const OffsetStrategy& strategy : OffsetStrategies()) {
+      const std::string name(strategy.name);
+      if (name == "best" || name == "exact") continue;
+      EXPECT_LE(best.arena_bytes, PlanOffsets(p, name).arena_bytes)
+          << name << " on " << p.size() << " records; best took " << best.detail;
+    }
+  }
+}
+
+// best given the named strategies' plans (as the command does) returns the plan it makes
+// without them; a plan that breaks the problem is not taken.
+TEST(OffsetsBest, ReusingKnownPlansGivesTheSamePlan) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const Problem p = testing::RandomProblem(seed, {.records = 300, .steps = 60, .alignment = 8});
+    std::vector<OffsetPlan> known;
+    for (const OffsetStrategy& strategy : OffsetStrategies()) {
+      const std::string name(strategy.name);
+      if (name != "best" && name != "exact") known.push_back(PlanOffsets(p, name));
+    }
+    OffsetPlan broken = known[1];
+    broken.offsets.assign(p.size(), 0);  // everything at 0: conflicts overlap
+    known.insert(known.begin(), broken);
+    const OffsetPlan fresh = PlanOffsets(p, "best");
+    const OffsetPlan reused = PlanOffsets(p, "best", known);
+    EXPECT_EQ(reused.offsets, fresh.offsets) << "seed " << seed;
+    EXPECT_EQ(reused.detail, fresh.detail) << "seed " << seed;
   }
 }
 

@@ -69,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Strategies, OffsetsCrossCheck,
                                            Pair{"strip_packing", &reference::StripPacking}),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 
-// Both ways of finding conflicting records (index and list) under every fit rule.
+// Every way of finding conflicting records (index, list, tree) under every fit rule.
 TEST(OffsetsEngines, BothEnginesMatchThePlainWalk) {
   using namespace offsets_internal;
   const std::pair<Fit, reference::Rule> rules[] = {
@@ -87,7 +87,7 @@ TEST(OffsetsEngines, BothEnginesMatchThePlainWalk) {
       for (const auto& order : {SizeOrder(p), StartOrder(p), LifetimeOrder(p)}) {
         for (const auto& [fit, rule] : rules) {
           const auto expected = reference::PlaceByWalking(p, order, rule);
-          for (Engine engine : {Engine::kIndex, Engine::kList}) {
+          for (Engine engine : {Engine::kIndex, Engine::kList, Engine::kTree}) {
             Placer placer(p, steps, index, fit != Fit::kArena, engine);
             ASSERT_TRUE(placer.PlaceAll(order, fit));
             ASSERT_EQ(placer.Offsets(), expected)
@@ -96,6 +96,62 @@ TEST(OffsetsEngines, BothEnginesMatchThePlainWalk) {
         }
       }
     }
+  }
+}
+
+// The tree engine on problems where each record conflicts with hundreds of others (the
+// shape of compiler traces), every fit rule, alignment, fixed and empty records: the
+// same offsets as the plain walk.
+TEST(OffsetsEngines, TreeMatchesThePlainWalkWhenDense) {
+  using namespace offsets_internal;
+  const std::pair<Fit, reference::Rule> rules[] = {
+      {Fit::kBest, reference::Rule::kSmallestGap},
+      {Fit::kFirst, reference::Rule::kLowestGap},
+      {Fit::kArena, reference::Rule::kArena},
+      {Fit::kTop, reference::Rule::kAboveAll},
+  };
+  const testing::RandomProblemOptions shapes[] = {
+      {.records = 1500, .steps = 200, .max_size = 5000, .alignment = 1},
+      {.records = 1200, .steps = 120, .max_size = 300, .alignment = 16, .zero_fraction = 0.1},
+      {.records = 1000, .steps = 300, .alignment = 8, .fixed_fraction = 0.05},
+      {.records = 800, .steps = 50000, .max_size = 40, .alignment = 4},
+  };
+  int shape_number = 0;
+  for (const auto& options : shapes) {
+    ++shape_number;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      SCOPED_TRACE("shape " + std::to_string(shape_number) + " seed " + std::to_string(seed));
+      const Problem p = testing::RandomProblem(seed, options);
+      const CompactSteps steps = Compact(p);
+      const ConflictIndex index(steps);
+      for (const auto& order : {SizeOrder(p), StartOrder(p)}) {
+        for (const auto& [fit, rule] : rules) {
+          Placer placer(p, steps, index, fit != Fit::kArena, Engine::kTree);
+          ASSERT_TRUE(placer.PlaceAll(order, fit));
+          ASSERT_EQ(placer.Offsets(), reference::PlaceByWalking(p, order, rule))
+              << "fit " << static_cast<int>(fit);
+        }
+      }
+    }
+  }
+}
+
+// One tree placer reused across fit rules of both kinds (as `best` does): Reset makes
+// it keep ends the way the next rule reads them.
+TEST(OffsetsEngines, TreePlacerReusedAcrossRules) {
+  using namespace offsets_internal;
+  const Problem p = testing::RandomProblem(7, {.records = 600, .steps = 60, .alignment = 8});
+  const CompactSteps steps = Compact(p);
+  const ConflictIndex index(steps);
+  Placer placer(p, steps, index, true, Engine::kTree);
+  const auto order = SizeOrder(p);
+  for (const auto& [fit, rule] : {std::pair{Fit::kArena, reference::Rule::kArena},
+                                  std::pair{Fit::kBest, reference::Rule::kSmallestGap},
+                                  std::pair{Fit::kArena, reference::Rule::kArena},
+                                  std::pair{Fit::kTop, reference::Rule::kAboveAll}}) {
+    placer.Reset(fit != Fit::kArena);
+    ASSERT_TRUE(placer.PlaceAll(order, fit));
+    ASSERT_EQ(placer.Offsets(), reference::PlaceByWalking(p, order, rule));
   }
 }
 

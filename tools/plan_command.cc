@@ -116,9 +116,9 @@ void RunPlan(const PlanOptions& o) {
     throw UsageError("--out writes one plan: give exactly one input");
   const LoadOptions load = ToLoadOptions(o.model);
   const ExactOptions exact = MakeExactOptions(o.exact, o.quiet);
-  const bool exact_runs = std::find(keys.begin(), keys.end(), "offsets/exact") != keys.end();
-  // The exact solver draws its own progress line; then only the batch lines are ours.
-  Progress progress("memplan plan", o.quiet, !exact_runs);
+  // The exact solver draws its own progress line: while it runs, the stage is empty
+  // and ours stays off the terminal.
+  Progress progress("memplan plan", o.quiet);
   const std::size_t n = batch.inputs.size();
   std::size_t failed = 0;
   bool misused = false;    // a flag did not apply to some input (--inplace on records)
@@ -188,7 +188,12 @@ void RunPlan(const PlanOptions& o) {
           return;
         }
         if (o.align) workload.problem.alignment = *o.align;
-        Runs runs = RunStrategies(workload, keys, exact, o.strategies);
+        const std::string stage = fmt::format("[{}/{}] {}", i + 1, n, batch.inputs[i]);
+        Runs runs = RunStrategies(workload, keys, exact, o.strategies, [&](const std::string& key) {
+          progress.Stage(key == "offsets/exact" ? std::string()
+                                                : fmt::format("{}: {}", stage, key));
+        });
+        progress.Stage(stage);
         VariantOptions variant_options = o.variants;
         variant_options.intermediates_only = load.intermediates_only;
         const Variants variants = BuildVariants(workload, variant_options);

@@ -53,6 +53,7 @@ void Progress::Finish() {
 void Progress::Stage(std::string stage) {
   std::lock_guard lock(mutex_);
   stage_ = std::move(stage);
+  if (stage_.empty()) ClearLocked();  // another line (the exact solver's) takes over
 }
 
 void Progress::Done(std::string line) {

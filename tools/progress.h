@@ -23,7 +23,8 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  // What is being done now; shown on the status line.
+  // What is being done now; shown on the status line. Empty: nothing is shown (the line
+  // is cleared) until the next stage.
   void Stage(std::string stage);
   // One item of a batch is done: a line of its own once the work has taken a second
   // (the items done before then are printed at that moment).

@@ -51,6 +51,24 @@ namespace {
 // (28 s at 20,000): a group leaves it out unless it is named.
 constexpr std::size_t kSlowPeerRecords = 10000;
 
+// Above this many records the objects strategies whose work grows with the square of the
+// records (greedy_by_size, TensorFlow Lite's distance bookkeeping, and those that run it
+// first: greedy_best, best, exact) take minutes: a group leaves them out unless they are
+// named (docs/scale.md).
+constexpr std::size_t kQuadraticObjectsRecords = 20000;
+
+// Why a group leaves `key` out on `problem`, or nothing.
+std::string LeftOutReason(const std::string& key, std::size_t records) {
+  if (key == "objects/min_cost_flow" && records > kSlowPeerRecords)
+    return fmt::format("it takes seconds to minutes above {}", WithThousands(kSlowPeerRecords));
+  const bool quadratic = key == "objects/greedy_by_size" || key == "objects/greedy_best" ||
+                         key == "objects/best" || key == "objects/exact";
+  if (quadratic && records > kQuadraticObjectsRecords)
+    return fmt::format("its time grows with the square of the records, minutes above {}",
+                       WithThousands(kQuadraticObjectsRecords));
+  return {};
+}
+
 bool Named(const std::vector<std::string>& requested, const std::string& key) {
   const std::string name = key.substr(key.find('/') + 1);
   return std::find(requested.begin(), requested.end(), key) != requested.end() ||
@@ -60,7 +78,8 @@ bool Named(const std::vector<std::string>& requested, const std::string& key) {
 }  // namespace
 
 Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
-                   const ExactOptions& exact, const std::vector<std::string>& requested) {
+                   const ExactOptions& exact, const std::vector<std::string>& requested,
+                   const std::function<void(const std::string&)>& starting) {
   Runs out;
   const Problem& problem = workload.problem;
   Validate(problem);
@@ -82,13 +101,13 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       out.objects_skipped = "objects strategies cannot keep fixed offsets";
       continue;
     }
-    if (key == "objects/min_cost_flow" && problem.size() > kSlowPeerRecords &&
-        !Named(requested, key)) {
-      out.left_out.push_back(fmt::format(
-          "{} left out: {} records (it takes seconds to minutes above {}); name it to run it", key,
-          WithThousands(problem.size()), WithThousands(kSlowPeerRecords)));
+    if (const std::string why = LeftOutReason(key, problem.size());
+        !why.empty() && !Named(requested, key)) {
+      out.left_out.push_back(fmt::format("{} left out: {} records ({}); name it to run it", key,
+                                         WithThousands(problem.size()), why));
       continue;
     }
+    if (starting) starting(key);
     const auto start = std::chrono::steady_clock::now();
     if (run.mode == "objects" && run.strategy == "exact") {
       const StrategyRun* best = ran("objects/best");
@@ -99,7 +118,12 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.bound_bytes = result.bound_bytes;
       run.objects = std::move(result.plan);
     } else if (run.mode == "objects") {
-      run.objects = PlanObjects(problem, run.strategy);
+      // greedy_best and best run other strategies first: those already run are reused.
+      std::vector<ObjectPlan> known;
+      if (run.strategy == "greedy_best" || run.strategy == "best")
+        for (const StrategyRun& done : out.runs)
+          if (done.objects) known.push_back(*done.objects);
+      run.objects = PlanObjects(problem, run.strategy, known);
       run.bytes = run.objects->total_bytes;
     } else if (run.strategy == "exact") {
       ExactOptions options = exact;
@@ -111,7 +135,12 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.bound_bytes = result.bound_bytes;
       run.offsets = std::move(result.plan);
     } else {
-      run.offsets = PlanOffsets(problem, run.strategy);
+      // best runs the named greedy strategies first: those already run are reused.
+      std::vector<OffsetPlan> known;
+      if (run.strategy == "best")
+        for (const StrategyRun& done : out.runs)
+          if (done.offsets) known.push_back(*done.offsets);
+      run.offsets = PlanOffsets(problem, run.strategy, known);
       run.bytes = run.offsets->arena_bytes;
     }
     run.plan_ms =

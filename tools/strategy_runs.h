@@ -3,6 +3,7 @@
 // verified plans, so every output format reports the same results.
 #include <fmt/format.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,10 +56,13 @@ std::vector<std::string> ExpandStrategies(const std::vector<std::string>& reques
 // Plans the workload with every selected strategy (keys from ExpandStrategies);
 // "exact" runs with `exact` (time limit, progress). Objects strategies cannot keep fixed
 // offsets: for a problem with some, objects rows are left out and Runs::objects_skipped
-// says why. A strategy too slow for a large problem (min_cost_flow above 10,000 records)
-// is left out, with a line in Runs::left_out, unless `requested` (the --strategy list as
-// given) names it.
+// says why. A strategy too slow for a large problem (min_cost_flow above 10,000 records;
+// the quadratic objects strategies above 20,000) is left out, with a line in
+// Runs::left_out, unless `requested` (the --strategy list as given) names it. best and
+// greedy_best reuse the plans of strategies run before them. `starting`, when set, hears each
+// strategy's key as it starts (for progress lines).
 Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
-                   const ExactOptions& exact = {}, const std::vector<std::string>& requested = {});
+                   const ExactOptions& exact = {}, const std::vector<std::string>& requested = {},
+                   const std::function<void(const std::string&)>& starting = {});
 
 }  // namespace memplan::cli

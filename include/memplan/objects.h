@@ -76,6 +76,14 @@ const ObjectStrategy* FindObjectStrategy(std::string_view name);
 // a bad problem, InternalError if the strategy's plan fails verification.
 ObjectPlan PlanObjects(const Problem& problem, std::string_view name);
 
+// The same, reusing plans already made for this problem: greedy_best and best, which run
+// other named strategies first, take their plans from `known` (matched by
+// ObjectPlan::strategy, each verified against the problem) instead of recomputing them.
+// The result is that of PlanObjects(problem, name) when each known plan is its
+// strategy's.
+ObjectPlan PlanObjects(const Problem& problem, std::string_view name,
+                       std::span<const ObjectPlan> known);
+
 // The strategies one by one (declared so tests, benchmarks and `best` can call them).
 // They expect a validated problem; fixed offsets are ignored.
 ObjectPlan PlanObjectsNaive(const Problem& problem);
@@ -86,6 +94,10 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem);
 ObjectPlan PlanObjectsGreedyBest(const Problem& problem);
 ObjectPlan PlanObjectsMinCostFlow(const Problem& problem);
 ObjectPlan PlanObjectsBest(const Problem& problem);
+// greedy_best and best taking the strategies they run first from `known` where present
+// (verified plans).
+ObjectPlan PlanObjectsGreedyBestReusing(const Problem& problem, std::span<const ObjectPlan> known);
+ObjectPlan PlanObjectsBestReusing(const Problem& problem, std::span<const ObjectPlan> known);
 ObjectPlan PlanObjectsExact(const Problem& problem);
 
 // objects/exact: best, then an exact branch and bound over the records in step order

@@ -28,6 +28,14 @@ const OffsetStrategy* FindOffsetStrategy(std::string_view name);
 // if the strategy's plan fails verification.
 OffsetPlan PlanOffsets(const Problem& problem, std::string_view name);
 
+// The same, reusing plans already made for this problem: a strategy that runs other
+// named strategies first (best runs them all) takes their plans from `known` (matched by
+// OffsetPlan::strategy, each checked against the problem) instead of recomputing them.
+// The result is that of PlanOffsets(problem, name) when each known plan is its
+// strategy's.
+OffsetPlan PlanOffsets(const Problem& problem, std::string_view name,
+                       std::span<const OffsetPlan> known);
+
 // The strategies one by one (declared here so tests and the portfolio can call them).
 // Each keeps fixed offsets, places the other records clear of the fixed records they
 // conflict with, and returns offsets that are multiples of the problem's alignment.
@@ -64,6 +72,8 @@ OffsetPlan PlanTvmGreedy(const Problem& problem);
 // plan's `detail` names the winning variant. Beyond kBestSmallProblem records it keeps
 // to the near-linear variants.
 OffsetPlan PlanBest(const Problem& problem);
+// best, taking the named strategies' plans from `known` where present (verified plans).
+OffsetPlan PlanBestReusing(const Problem& problem, std::span<const OffsetPlan> known);
 inline constexpr std::size_t kBestSmallProblem = 20000;
 
 }  // namespace memplan

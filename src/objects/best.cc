@@ -6,6 +6,7 @@
 // objects lower bound or when its work budget is spent. Deterministic.
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "memplan/bounds.h"
 #include "src/objects/capacity_search.h"
@@ -106,14 +107,24 @@ class CapacitySqueeze {
 }  // namespace
 
 ObjectPlan PlanObjectsBest(const Problem& problem) {
+  return PlanObjectsBestReusing(problem, {});
+}
+
+ObjectPlan PlanObjectsBestReusing(const Problem& problem, std::span<const ObjectPlan> known) {
   const std::vector<UsageRecord> records = AlignedRecords(problem);
   const Bytes lower = ObjectsLowerBound(problem);
+  auto known_or = [&](std::string_view name, ObjectPlan (*make)(const Problem&)) {
+    for (const ObjectPlan& p : known)
+      if (p.strategy == name) return p;
+    return make(problem);
+  };
   std::vector<ObjectPlan> starts;
-  starts.push_back(PlanObjectsGreedyBySize(problem));
-  starts.push_back(PlanObjectsGreedyByBreadth(problem));
-  starts.push_back(PlanObjectsGreedyInOrder(problem));
-  if (problem.size() <= kMinCostFlowLimit) starts.push_back(PlanObjectsMinCostFlow(problem));
-  starts.push_back(PlanObjectsEquality(problem));
+  starts.push_back(known_or("greedy_by_size", &PlanObjectsGreedyBySize));
+  starts.push_back(known_or("greedy_by_breadth", &PlanObjectsGreedyByBreadth));
+  starts.push_back(known_or("greedy_in_order", &PlanObjectsGreedyInOrder));
+  if (problem.size() <= kMinCostFlowLimit)
+    starts.push_back(known_or("min_cost_flow", &PlanObjectsMinCostFlow));
+  starts.push_back(known_or("equality", &PlanObjectsEquality));
 
   ObjectPlan best = starts.front();
   for (const ObjectPlan& s : starts)

@@ -5,8 +5,10 @@
 // (ties: lowest id); the object grows to fit. Without one, a new object. Records are
 // numbered in step order first (stable by first step), as TensorFlow Lite's callers
 // number them, so ties between equal sizes follow that order.
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "src/objects/sweep.h"
 
@@ -29,23 +31,94 @@ struct BreadthObject {
   }
 };
 
+// The records not yet given an object, found by a segment they are live in: a segment
+// tree over the segments (in step order) whose nodes list the records covering them.
+// A query drops from the lists it reads the records given an object since, so each
+// record leaves each of its O(log segments) lists once: memory O(n log n), not the
+// Σ of live records over all segments that stored profiles take (1.5 GB on a
+// 62,185-record compiler trace, docs/scale.md).
+class Unassigned {
+ public:
+  Unassigned(const std::vector<UsageRecord>& records, const std::vector<Segment>& segments) {
+    while (leaves_ < segments.size()) leaves_ *= 2;
+    lists_.resize(2 * leaves_);
+    std::vector<Step> begins;
+    for (const Segment& s : segments) begins.push_back(s.begin);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      // The segments a record is live in: from the one it starts (a segment starts at every
+      // first step) to the last starting at or before its last step.
+      const auto lo = static_cast<std::size_t>(
+          std::lower_bound(begins.begin(), begins.end(), records[i].first) - begins.begin());
+      const auto hi = static_cast<std::size_t>(
+          std::upper_bound(begins.begin(), begins.end(), records[i].last) - begins.begin());
+      if (lo < hi) Add(1, 0, leaves_ - 1, lo, hi - 1, i);
+    }
+  }
+
+  // The records live in segment `segment` that `ids` has no object for yet.
+  void LiveIn(std::size_t segment, const std::vector<ObjectId>& ids, ObjectId none,
+              std::vector<std::size_t>& out) {
+    out.clear();
+    std::size_t node = 1, lo = 0, hi = leaves_ - 1;
+    while (true) {
+      std::vector<std::size_t>& list = lists_[node];
+      std::erase_if(list, [&](std::size_t i) { return ids[i] != none; });
+      out.insert(out.end(), list.begin(), list.end());
+      if (lo == hi) return;
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (segment <= mid) {
+        node = 2 * node;
+        hi = mid;
+      } else {
+        node = 2 * node + 1;
+        lo = mid + 1;
+      }
+    }
+  }
+
+ private:
+  void Add(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, std::size_t to,
+           std::size_t record) {
+    if (to < lo || hi < from) return;
+    if (from <= lo && hi <= to) {
+      lists_[node].push_back(record);
+      return;
+    }
+    const std::size_t mid = lo + (hi - lo) / 2;
+    Add(2 * node, lo, mid, from, to, record);
+    Add(2 * node + 1, mid + 1, hi, from, to, record);
+  }
+  std::size_t leaves_ = 1;
+  std::vector<std::vector<std::size_t>> lists_;
+};
+
 }  // namespace
 
 ObjectPlan PlanObjectsGreedyByBreadth(const Problem& problem) {
   const std::vector<UsageRecord> unsorted = AlignedRecords(problem);
   const std::vector<std::size_t> order = SweepOrder(unsorted);
   const std::vector<UsageRecord> records = InOrder(unsorted, order);
-  std::vector<Segment> segments = LiveSegments(records);
-  // Every step of a segment has the segment's breadth and profile, and a segment's steps
-  // are contiguous, so ordering segments by (breadth desc, first step) visits the records
-  // exactly as visiting every step by (breadth desc, step) would.
-  std::stable_sort(segments.begin(), segments.end(),
-                   [](const Segment& a, const Segment& b) { return a.breadth > b.breadth; });
+  const std::vector<Segment> segments = LiveSegments(records);
+  // Every step of a segment has the segment's breadth and live records, and a segment's
+  // steps are contiguous, so visiting segments by (breadth desc, first step) visits the
+  // records exactly as visiting every step by (breadth desc, step) would.
+  std::vector<std::size_t> visit(segments.size());
+  for (std::size_t k = 0; k < visit.size(); ++k) visit[k] = k;
+  std::stable_sort(visit.begin(), visit.end(), [&](std::size_t a, std::size_t b) {
+    return segments[a].breadth > segments[b].breadth;
+  });
   constexpr ObjectId kNone = std::numeric_limits<ObjectId>::max();
   std::vector<ObjectId> ids(records.size(), kNone);
   std::vector<BreadthObject> objects;
-  for (const Segment& segment : segments) {
-    for (std::size_t i : segment.profile) {
+  Unassigned unassigned(records, segments);
+  std::vector<std::size_t> profile;  // a segment's unassigned records, largest first
+  for (std::size_t segment : visit) {
+    unassigned.LiveIn(segment, ids, kNone, profile);
+    // TensorFlow Lite's task profile order: size non-increasing, then record index.
+    std::sort(profile.begin(), profile.end(), [&](std::size_t a, std::size_t b) {
+      return records[a].size != records[b].size ? records[a].size > records[b].size : a < b;
+    });
+    for (std::size_t i : profile) {
       if (ids[i] != kNone) continue;
       const UsageRecord& r = records[i];
       ObjectId best = kNone;

@@ -53,11 +53,16 @@ const ObjectStrategy* FindObjectStrategy(std::string_view name) {
 }
 
 ObjectPlan PlanObjects(const Problem& problem, std::string_view name) {
+  return PlanObjects(problem, name, {});
+}
+
+ObjectPlan PlanObjects(const Problem& problem, std::string_view name,
+                       std::span<const ObjectPlan> known) {
   const ObjectStrategy* strategy = FindObjectStrategy(name);
   if (!strategy) {
-    std::string known;
-    for (const ObjectStrategy& s : kStrategies) known += fmt::format(" {}", s.name);
-    throw UsageError(fmt::format("unknown objects strategy '{}'; known:{}", name, known));
+    std::string names;
+    for (const ObjectStrategy& s : kStrategies) names += fmt::format(" {}", s.name);
+    throw UsageError(fmt::format("unknown objects strategy '{}'; known:{}", name, names));
   }
   Validate(problem);
   for (std::size_t i = 0; i < problem.size(); ++i) {
@@ -69,7 +74,15 @@ ObjectPlan PlanObjects(const Problem& problem, std::string_view name) {
       throw InputError(fmt::format("{}: last step {} is too large (limit 2^62)",
                                    problem.Describe(i), problem.records[i].last));
   }
-  ObjectPlan plan = strategy->plan(problem);
+  // A known plan is taken only once it checks out against this problem.
+  std::vector<ObjectPlan> usable;
+  for (const ObjectPlan& plan : known)
+    if (plan.object_ids.size() == problem.size() && FindObjectViolations(problem, plan, 1).empty())
+      usable.push_back(plan);
+  ObjectPlan plan = usable.empty()          ? strategy->plan(problem)
+                    : name == "greedy_best" ? PlanObjectsGreedyBestReusing(problem, usable)
+                    : name == "best"        ? PlanObjectsBestReusing(problem, usable)
+                                            : strategy->plan(problem);
   plan.strategy = std::string(strategy->name);
   VerifyObjectsOrThrow(problem, plan);
   return plan;

@@ -72,15 +72,14 @@ class InUse {
 
 // A stretch of steps over which the set of live records does not change.
 struct Segment {
-  Step begin = 0;                    // first step of the stretch
-  Step end = 0;                      // last step of the stretch (inclusive)
-  std::vector<std::size_t> profile;  // live records, largest first, ties by index
-  Bytes breadth = 0;                 // Σ sizes of the live records
+  Step begin = 0;     // first step of the stretch
+  Step end = 0;       // last step of the stretch (inclusive)
+  Bytes breadth = 0;  // Σ sizes of the live records
 };
 
 // The segments with at least one live record, in step order. Equivalent to TensorFlow
-// Lite's per-task profiles (every task of a segment has the segment's profile) without
-// costing memory per step. O(n log n + Σ profile lengths).
+// Lite's per-task breadths (every task of a segment has the segment's live set) without
+// costing memory per step or per live record. O(n log n).
 std::vector<Segment> LiveSegments(const std::vector<UsageRecord>& records);
 
 }  // namespace memplan::objects_internal

@@ -1,14 +1,15 @@
-// best: a portfolio. Runs many greedy variants (orders x fit rules, the peers' exact
-// strategies among them), on small problems also strip_packing and searches over orders,
-// and returns the smallest plan (ties: the earlier variant, in the fixed order below).
+// best: a portfolio. Runs many greedy variants (orders x fit rules), among them every
+// order and fit rule of a named strategy (so best is never above one of them, at any
+// size), also naive and strip_packing, on small problems searches over orders, and
+// returns the smallest plan (ties: the earlier variant, in the fixed order below).
 //
 // Work runs on up to kMaxWorkers threads, yet the result never depends on timing: a
 // variant gives up only once its arena exceeds that of a variant already finished
 // (so the winner always finishes), and once a finished variant reaches the lower bound
 // only the variants before it still run (one of them could tie it and would win).
-// Beyond kBestSmallProblem records only the near-linear greedy variants and
-// strip_packing run (never tflm_greedy's order or the searches); beyond 200,000 only
-// three greedy variants (size, breadth and execution order, best fit).
+// Beyond kBestSmallProblem records the variants no named strategy uses thin out (first
+// fit only where tflm_greedy uses it, no searches); beyond 200,000 the area and
+// start-then-size orders are left out too.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "memplan/bounds.h"
@@ -47,6 +49,13 @@ struct OrderChoice {
   std::size_t up_to;  // runs on problems of at most this many records
   bool search_from;   // on small problems, an order search starts here
   bool run_first;     // cheap: run before the others to give them a limit early
+  // The named strategy that is this order with `named_fit`, or nullptr: its plan, when
+  // known, is taken instead of placing the order again.
+  const char* named = nullptr;
+  Fit named_fit = Fit::kBest;
+  // Numbered after strip_packing's slot: variants added to the portfolio later than it
+  // lose ties to it and to the earlier ones, which keeps earlier plans.
+  bool late = false;
 };
 
 const char* FitLabel(Fit fit) {
@@ -72,6 +81,7 @@ std::vector<OrderChoice> Choices(std::size_t records) {
   constexpr std::size_t kAny = ~std::size_t{0};
   constexpr std::size_t kMedium = 200'000;
   std::vector<OrderChoice> all;
+  // The named strategies' own variants run at every size (kAny).
   all.push_back(
       {"size", [](const Context& c) { return SizeOrder(c.problem); }, fits, kAny, true, false});
   all.push_back({"breadth", [](const Context& c) { return BreadthOrder(c.problem, c.steps); }, fits,
@@ -80,24 +90,55 @@ std::vector<OrderChoice> Choices(std::size_t records) {
       {"start", [](const Context& c) { return StartOrder(c.problem); }, fits, kAny, true, true});
   all.push_back(
       {"area", [](const Context& c) { return AreaOrder(c.problem); }, fits, kMedium, false, false});
-  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, fits,
-                 kMedium, false, false});
+  all.push_back({"lifetime", [](const Context& c) { return LifetimeOrder(c.problem); }, fits, kAny,
+                 false, false});
   all.push_back({"size, reverse ties (tflm_greedy)",
-                 [](const Context& c) {
-                   return SortOnline(c.problem, [&](std::size_t i) {
-                     const Bytes size = AlignUp(c.problem.records[i].size, c.problem.alignment);
-                     return OrderKey{Descending(size), Descending(i), 0};
-                   });
-                 },
+                 [](const Context& c) { return TflmOrder(c.problem); },
                  {Fit::kFirst},
-                 kBestSmallProblem,
+                 kAny,
                  false,
                  false});
   all.push_back({"size, lifetime",
-                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, fits,
-                 kBestSmallProblem, false, false});
+                 [](const Context& c) { return SizeThenLifetimeOrder(c.problem); }, fits, kAny,
+                 false, false});
   all.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
                  fits, kBestSmallProblem, false, false});
+  all.push_back({"tflite_cpu",
+                 [](const Context& c) { return TfliteCpuOrder(c.problem); },
+                 {Fit::kArena},
+                 kAny,
+                 false,
+                 false,
+                 nullptr,
+                 Fit::kBest,
+                 true});
+  all.push_back({"tvm_greedy",
+                 [](const Context& c) { return TvmOrder(c.problem); },
+                 {Fit::kTop},
+                 kAny,
+                 false,
+                 false,
+                 nullptr,
+                 Fit::kBest,
+                 true});
+  // The variants that are named strategies, whose plans a caller may know already.
+  const std::pair<std::string_view, const char*> named[] = {
+      {"size", "greedy_by_size"},
+      {"breadth", "greedy_by_breadth"},
+      {"start", "greedy_in_order"},
+      {"lifetime", "xla_temporal"},
+      {"size, reverse ties (tflm_greedy)", "tflm_greedy"},
+      {"size, lifetime", "xla_spatial"},
+      {"tflite_cpu", "tflite_cpu"},
+      {"tvm_greedy", "tvm_greedy"},
+  };
+  for (OrderChoice& c : all) {
+    for (const auto& [label, strategy] : named) {
+      if (c.label != label) continue;
+      c.named = strategy;
+      c.named_fit = c.fits.size() == 1 ? c.fits.front() : Fit::kBest;
+    }
+  }
   std::vector<OrderChoice> out;
   for (OrderChoice& c : all)
     if (records <= c.up_to) out.push_back(std::move(c));
@@ -122,8 +163,6 @@ constexpr std::uint64_t kSearchRuns = 100;
 constexpr std::uint64_t kSearchReads = 50'000'000;
 // Threads for the variants; below this many records one thread is quicker.
 constexpr unsigned kMaxWorkers = 4;
-// strip_packing joins the portfolio up to this many records (about 0.2 s there).
-constexpr std::size_t kWithStrip = 200'000;
 constexpr std::size_t kParallelFrom = 1000;
 
 // Runs job(item, worker) for items 0..count-1 on `workers` threads (worker 0 is the
@@ -167,6 +206,15 @@ class Results {
     slots_[slot] = std::move(candidate);
   }
 
+  // The detail of the smallest candidate among slots [0, end), the earliest on ties.
+  std::string DetailOfBestBefore(std::size_t end) {
+    std::lock_guard lock(mutex_);
+    const std::optional<Candidate>* best = nullptr;
+    for (std::size_t s = 0; s < end && s < slots_.size(); ++s)
+      if (slots_[s] && (!best || slots_[s]->arena < (*best)->arena)) best = &slots_[s];
+    return best ? (*best)->detail : std::string();
+  }
+
   // The smallest candidate, the earliest on ties.
   std::optional<Candidate> Take() {
     std::optional<Candidate> best;
@@ -187,7 +235,14 @@ class Results {
 
 namespace offsets_internal {
 
-OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
+OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
+                               std::span<const OffsetPlan> known) {
+  // A known plan of a named strategy, or nullptr.
+  auto known_plan = [&](std::string_view strategy) -> const OffsetPlan* {
+    for (const OffsetPlan& plan : known)
+      if (plan.strategy == strategy) return &plan;
+    return nullptr;
+  };
   const CompactSteps steps = Compact(problem);
   const ConflictIndex index(steps);
   const Context context{problem, steps, index};
@@ -195,18 +250,24 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   const Bytes bound = StopBound(problem);
   if (problem.size() < kParallelFrom) workers = 1;
 
-  // Stage 1: the greedy variants, one order per item, its fits in turn; then, up to
-  // kWithStrip records, strip_packing as one more item (it is no greedy order).
+  // Stage 1: the greedy variants, one order per item, its fits in turn; then
+  // strip_packing and naive as two more items (they are no greedy orders).
   const std::vector<OrderChoice> choices = Choices(problem.size());
-  std::vector<std::size_t> first_slot;  // slot of each choice's first fit
+  std::vector<std::size_t> first_slot(choices.size());  // slot of each choice's first fit
   std::size_t slots = 0;
-  for (const OrderChoice& c : choices) {
-    first_slot.push_back(slots);
-    slots += c.fits.size();
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    if (choices[c].late) continue;
+    first_slot[c] = slots;
+    slots += choices[c].fits.size();
   }
-  const bool with_strip = problem.size() <= kWithStrip;
-  const std::size_t strip_slot = slots;
-  Results greedy(slots + (with_strip ? 1 : 0), bound);
+  const std::size_t strip_slot = slots++;
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    if (!choices[c].late) continue;
+    first_slot[c] = slots;
+    slots += choices[c].fits.size();
+  }
+  const std::size_t naive_slot = slots++;
+  Results greedy(slots, bound);
   std::vector<std::vector<std::size_t>> orders(choices.size());  // kept for the searches
   std::vector<Bytes> strip;                                      // strip_packing's offsets
   std::vector<std::optional<Placer>> placers(workers);
@@ -221,13 +282,22 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
   std::iota(run_order.begin(), run_order.end(), 0);
   std::stable_partition(run_order.begin(), run_order.end(),
                         [&](std::size_t c) { return choices[c].run_first; });
-  if (with_strip) run_order.insert(run_order.begin() + 1, choices.size());
+  run_order.insert(run_order.begin() + 1, choices.size());
+  run_order.push_back(choices.size() + 1);
   ForEachItem(run_order.size(), workers, [&](std::size_t position, unsigned worker) {
     const std::size_t item = run_order[position];
     if (item == choices.size()) {
       if (greedy.Settled(strip_slot)) return;
-      strip = PlanStripPacking(problem).offsets;
+      const OffsetPlan* known_strip = known_plan("strip_packing");
+      strip = known_strip ? known_strip->offsets : PlanStripPacking(problem).offsets;
       greedy.Add(strip_slot, {ArenaBytes(problem, strip), strip, "strip_packing"});
+      return;
+    }
+    if (item == choices.size() + 1) {
+      if (greedy.Settled(naive_slot)) return;
+      const OffsetPlan* known_naive = known_plan("naive");
+      std::vector<Bytes> naive = known_naive ? known_naive->offsets : PlanNaive(problem).offsets;
+      greedy.Add(naive_slot, {ArenaBytes(problem, naive), std::move(naive), "naive"});
       return;
     }
     const OrderChoice& choice = choices[item];
@@ -238,6 +308,13 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
       const std::size_t slot = first_slot[item] + f;
       if (greedy.Settled(slot)) break;
       const Fit fit = choice.fits[f];
+      const OffsetPlan* same =
+          choice.named && fit == choice.named_fit ? known_plan(choice.named) : nullptr;
+      if (same) {
+        greedy.Add(slot, {ArenaBytes(problem, same->offsets), same->offsets,
+                          std::string(choice.label) + " order, " + FitLabel(fit)});
+        continue;
+      }
       placer.Reset(fit != Fit::kArena);
       if (!placer.PlaceAll(order, fit, greedy.Limit())) continue;
       greedy.Add(slot, {placer.ArenaSoFar(), placer.Offsets(),
@@ -245,6 +322,8 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
     }
     if (small) orders[item] = std::move(order);
   });
+  // The winner among the variants up to strip_packing: stage 2 searches from it too.
+  const std::string classic = greedy.DetailOfBestBefore(strip_slot + 1);
   std::optional<Candidate> best = greedy.Take();
   auto finish = [&](Candidate c) {
     OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(c.offsets));
@@ -267,6 +346,8 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
       if (orders[c].empty()) continue;  // no online records
       if (label == best->detail)
         starts.insert(starts.begin(), {orders[c], fit, label});
+      else if (label == classic)
+        starts.insert(starts.begin() + (starts.empty() ? 0 : 1), {orders[c], fit, label});
       else if (choices[c].search_from)
         starts.push_back({orders[c], fit, label});
     }
@@ -295,8 +376,12 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers) {
 }  // namespace offsets_internal
 
 OffsetPlan PlanBest(const Problem& problem) {
+  return PlanBestReusing(problem, {});
+}
+
+OffsetPlan PlanBestReusing(const Problem& problem, std::span<const OffsetPlan> known) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers));
+  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers), known);
 }
 
 }  // namespace memplan

@@ -94,6 +94,31 @@ class RangeMinimum {
 
 }  // namespace
 
+std::vector<std::size_t> TflmOrder(const Problem& problem) {
+  return SortOnline(problem, [&](std::size_t i) {
+    return OrderKey{Descending(AlignUp(problem.records[i].size, problem.alignment)), Descending(i),
+                    0};
+  });
+}
+
+std::vector<std::size_t> TfliteCpuOrder(const Problem& problem) {
+  Step end = 0;
+  for (const UsageRecord& r : problem.records) end = std::max(end, r.last);
+  return SortOnline(problem, [&](std::size_t i) {
+    const UsageRecord& r = problem.records[i];
+    const bool whole_run = r.first == 0 && r.last == end;
+    if (whole_run) return OrderKey{0, 0, 0};
+    return OrderKey{1, Descending(r.size), static_cast<std::uint64_t>(r.first)};
+  });
+}
+
+std::vector<std::size_t> TvmOrder(const Problem& problem) {
+  const auto conflicts = ConflictCounts(problem);
+  return SortOnline(problem, [&](std::size_t i) {
+    return OrderKey{Descending(problem.records[i].size), Descending(conflicts[i]), 0};
+  });
+}
+
 std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps& steps) {
   const std::size_t n = problem.size();
   const auto count = static_cast<std::size_t>(steps.count);

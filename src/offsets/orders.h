@@ -66,6 +66,18 @@ std::vector<std::size_t> StartOrder(const Problem& problem);
 // Earliest first step first, then larger size.
 std::vector<std::size_t> StartThenSizeOrder(const Problem& problem);
 
+// TensorFlow Lite Micro's order (tflm_greedy): sizes rounded up to the alignment,
+// largest first, equal sizes in reverse record order.
+std::vector<std::size_t> TflmOrder(const Problem& problem);
+
+// TensorFlow Lite CPU's order (tflite_cpu): whole-run records (first step 0, last step
+// the last of all) first by index, then the rest by size, largest first, equal sizes by
+// earlier first step, then index.
+std::vector<std::size_t> TfliteCpuOrder(const Problem& problem);
+
+// TVM USMP's order (tvm_greedy): larger size first, ties by more conflicts, then index.
+std::vector<std::size_t> TvmOrder(const Problem& problem);
+
 // Steps by non-increasing breadth (live bytes; ties lower step first); at each step its
 // not yet listed records by size, largest first (ties record order). docs/offsets.md,
 // greedy_by_breadth. O(n log n + T log T) for T steps.

@@ -144,6 +144,127 @@ Bytes ChooseOffset(Fit fit, std::span<const Neighbour> placed, Bytes size, Bytes
   return 0;
 }
 
+namespace {
+
+// The first block at or after `at` that ends after `reach` (ends increase along a list):
+// galloping, so a long run of blocks another list already covers costs its logarithm.
+const OccupancyTree::Block* SkipCovered(const OccupancyTree::Block* at,
+                                        const OccupancyTree::Block* end, Bytes reach) {
+  if (at == end || at->end > reach) return at;
+  std::size_t step = 1;
+  while (at + step < end && (at + step)->end <= reach) {
+    at += step;
+    step *= 2;
+  }
+  const OccupancyTree::Block* hi = at + step < end ? at + step : end;
+  return std::upper_bound(at + 1, hi, reach,
+                          [](Bytes r, const OccupancyTree::Block& b) { return r < b.end; });
+}
+
+// The blocks of several sorted lists in order of their starts (a k-way merge over a
+// small heap), leaving out blocks that end at or below `reach`, which the caller keeps
+// as the highest end visited so far: such a block neither opens a gap nor raises the
+// reach. Stops as soon as `visit` returns false.
+template <class Visit>
+void ForEachBlockInOrder(std::span<const std::span<const OccupancyTree::Block>> lists,
+                         const Bytes& reach, Visit&& visit) {
+  using Block = OccupancyTree::Block;
+  if (lists.size() == 1) {
+    for (const Block& b : lists[0])
+      if (!visit(b)) return;
+    return;
+  }
+  struct Cursor {
+    const Block* at;
+    const Block* end;
+  };
+  // A min-heap on at->begin, kept by hand: the top is replaced in place as it advances.
+  thread_local std::vector<Cursor> heap;
+  heap.clear();
+  for (const auto& list : lists)
+    if (!list.empty()) heap.push_back({list.data(), list.data() + list.size()});
+  const auto later = [](const Cursor& a, const Cursor& b) { return a.at->begin > b.at->begin; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    Cursor& top = heap.front();
+    if (top.at->end > reach && !visit(*top.at)) return;
+    top.at = SkipCovered(top.at + 1, top.end, reach);
+    if (top.at == top.end) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      heap.pop_back();
+      continue;
+    }
+    // Sift the advanced top down.
+    const std::size_t n = heap.size();
+    std::size_t i = 0;
+    const Cursor moving = heap[0];
+    while (true) {
+      std::size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heap[child + 1].at->begin < heap[child].at->begin) ++child;
+      if (heap[child].at->begin >= moving.at->begin) break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = moving;
+  }
+}
+
+}  // namespace
+
+Bytes ChooseOffsetInBlocks(Fit fit, std::span<const std::span<const OccupancyTree::Block>> lists,
+                           Bytes size, Bytes alignment) {
+  using Block = OccupancyTree::Block;
+  switch (fit) {
+    case Fit::kBest:
+    case Fit::kFirst: {
+      // ChooseOffset's walk over the union's blocks: the gaps it sees are the union's
+      // gaps (size > 0 never fits the empty gaps between touching records).
+      Bytes prev = 0;
+      Bytes best_gap = std::numeric_limits<Bytes>::max();
+      std::optional<Bytes> best;
+      ForEachBlockInOrder(lists, prev, [&](const Block& b) {
+        if (b.begin >= prev) {
+          const Bytes gap = b.begin - prev;
+          if (gap >= size && gap < best_gap) {
+            best_gap = gap;
+            best = prev;
+            // A first fit is final; so is a best fit without slack (no gap can beat it).
+            if (fit == Fit::kFirst || gap == size) return false;
+          }
+        }
+        prev = std::max(prev, b.end);
+        return true;
+      });
+      return best ? *best : prev;
+    }
+    case Fit::kArena: {
+      Bytes current = 0;
+      Bytes best_fit = std::numeric_limits<Bytes>::max();
+      std::optional<Bytes> best;
+      ForEachBlockInOrder(lists, current, [&](const Block& b) {
+        const Bytes start = AlignUp(current, alignment);
+        if (start + size <= b.begin && b.begin - start < best_fit) {
+          best = start;
+          best_fit = b.begin - current;
+          // Any later candidate has b.begin - start >= size: none can pass the test.
+          if (best_fit <= size) return false;
+        }
+        current = std::max(current, b.end);
+        return true;
+      });
+      return best ? *best : AlignUp(current, alignment);
+    }
+    case Fit::kTop: {
+      Bytes top = 0;
+      for (const auto& list : lists)
+        if (!list.empty()) top = std::max(top, list.back().end);
+      return top;
+    }
+  }
+  return 0;
+}
+
 std::vector<std::uint64_t> ConflictCounts(const Problem& problem) {
   const std::size_t n = problem.size();
   std::vector<Step> firsts(n), lasts(n);
@@ -169,11 +290,14 @@ namespace {
 // The list engine reads every placed record per placement (about n^2 / 4 reads a plan,
 // each cheap); the index engine reads about the conflicting ones and sorts them (a few
 // times 2 x Σ conflicts, each dearer). Lists win only on small, dense problems.
+// The tree engine reads a few lists of merged blocks per placement, whatever the number
+// of conflicts, at the price of a few dozen list updates per placement: it wins once
+// records conflict with many others on average.
 Engine ChooseEngine(const Problem& problem) {
   const std::size_t n = problem.size();
-  if (n > 4096) return Engine::kIndex;
   std::uint64_t conflicts = 0;
   for (std::uint64_t c : ConflictCounts(problem)) conflicts += c;
+  if (n > 4096) return conflicts > kTreeFromConflicts * n ? Engine::kTree : Engine::kIndex;
   return static_cast<std::uint64_t>(n) * n < 16 * conflicts ? Engine::kList : Engine::kIndex;
 }
 
@@ -187,11 +311,12 @@ Placer::Placer(const Problem& problem, const CompactSteps& steps, const Conflict
   for (std::size_t i = 0; i < problem.size(); ++i)
     records_[i] = {steps.first[i], steps.last[i],           index.PositionOf(i),
                    false,          problem.records[i].size, 0};
-  if (engine_ == Engine::kIndex) {
+  if (engine_ != Engine::kList) {
     slots_.reserve(index.entries().size());
     for (const ConflictIndex::Entry& e : index.entries())
       slots_.push_back({e.first, e.last, 0, 0, problem.records[e.record].size});
   }
+  if (engine_ == Engine::kTree) tree_.emplace(steps.count);
   Reset(keep_empty);
 }
 
@@ -201,11 +326,13 @@ void Placer::Reset(bool keep_empty) {
     record.placed = false;
     record.offset = 0;
   }
-  if (engine_ == Engine::kIndex) {
+  if (engine_ != Engine::kList) {
     for (Slot& slot : slots_) slot.order = 0;
   } else {
     slots_.clear();
   }
+  if (tree_) tree_->Clear();
+  tree_unaligned_ = !keep_empty;
   placed_count_ = 0;
   arena_ = 0;
   for (std::size_t i = 0; i < problem_.size(); ++i)
@@ -225,10 +352,15 @@ void Placer::Register(std::size_t r, Bytes offset) {
   arena_ = std::max(arena_, offset + record.size);
   if (record.size == 0 && !keep_empty_) return;  // placed, but invisible to later records
   const std::uint32_t order = ++placed_count_;
-  if (engine_ == Engine::kIndex) {
+  if (engine_ != Engine::kList) {
     Slot& slot = slots_[record.position];
     slot.order = order;
     slot.offset = offset;
+    if (tree_) {
+      const Bytes end = offset + record.size;
+      tree_->Add(record.first, record.last, offset,
+                 tree_unaligned_ ? end : AlignUp(end, problem_.alignment));
+    }
   } else {
     const Slot slot{record.first, record.last, order, offset, record.size};
     slots_.insert(std::upper_bound(slots_.begin(), slots_.end(), offset,
@@ -245,6 +377,18 @@ Bytes Placer::Place(std::size_t r, Fit fit) {
   }
   const std::int32_t first = record.first, last = record.last;
   ++reads_;
+  if (TreeAnswers(fit, record.size)) {
+    // Counted as the index engine would read, so budgets in reads mean the same work.
+    index_.ForEachRun(first, last,
+                      [&](std::uint32_t begin, std::uint32_t end) { reads_ += end - begin; });
+    lists_.clear();
+    tree_->ForEachList(first, last, [&](std::span<const OccupancyTree::Block> blocks) {
+      lists_.push_back(blocks);
+    });
+    const Bytes offset = ChooseOffsetInBlocks(fit, lists_, record.size, problem_.alignment);
+    Register(r, offset);
+    return offset;
+  }
   // Copies every slot read and keeps those that conflict, without branching on them
   // (whether a slot conflicts is a coin flip the processor cannot predict).
   std::size_t count = 0;
@@ -275,6 +419,12 @@ Bytes Placer::Place(std::size_t r, Fit fit) {
       ChooseOffset(fit, std::span(scratch_.data(), count), record.size, problem_.alignment);
   Register(r, offset);
   return offset;
+}
+
+bool Placer::TreeAnswers(Fit fit, Bytes size) const {
+  // Empty records fit the empty gaps between touching records, which unions lose; a
+  // placement whose rule reads ends the other way than the tree keeps them is rare.
+  return tree_ && tree_unaligned_ == (fit == Fit::kArena) && (size > 0 || fit == Fit::kTop);
 }
 
 void Placer::Prefetch(std::size_t r, int stage) const {

@@ -6,12 +6,14 @@
 // giving exactly the offsets of the peers' O(n^2) loops.
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "memplan/plan.h"
 #include "src/offsets/large_buffer.h"
+#include "src/offsets/occupancy_tree.h"
 
 namespace memplan::offsets_internal {
 
@@ -132,7 +134,21 @@ enum class Engine {
   kAuto,   // kList when most records conflict with many others, else kIndex
   kIndex,  // query the ConflictIndex, sort the hits by offset: good for sparse conflicts
   kList,   // walk every placed record in offset order (the peers' loop): good when dense
+  // walk the address blocks an OccupancyTree holds for the record's steps, already in
+  // offset order and merged: good when records conflict with thousands of others
+  kTree,
 };
+
+// The offset `fit` picks for `size` bytes (size > 0, or any size under kTop) given
+// sorted block lists whose union is the union of the conflicting placed records'
+// [offset, end) ranges, ends aligned (or, for kArena, unaligned). The same offset as
+// ChooseOffset over those records: every rule reads only the gaps of that union
+// (docs/scale.md).
+Bytes ChooseOffsetInBlocks(Fit fit, std::span<const std::span<const OccupancyTree::Block>> lists,
+                           Bytes size, Bytes alignment);
+
+// Above this many conflicts per record on average (and 4096 records), kAuto picks kTree.
+inline constexpr std::uint64_t kTreeFromConflicts = 64;
 
 // How many other records each record conflicts with. O(n log n).
 std::vector<std::uint64_t> ConflictCounts(const Problem& problem);
@@ -182,6 +198,8 @@ class Placer {
   bool PlaceAllUnless(std::span<const std::size_t> order, Fit fit, GiveUp&& give_up);
   // Starts fetching what placing record r will read; `stage` 0 is the earliest.
   void Prefetch(std::size_t r, int stage) const;
+  // Whether the tree can answer a placement of `size` bytes with `fit` (kTree only).
+  bool TreeAnswers(Fit fit, Bytes size) const;
 
   // A record as the placer keeps it: everything one placement reads about it.
   struct Record {
@@ -211,6 +229,11 @@ class Placer {
   Bytes arena_ = 0;                 // the largest offset + size so far
   std::uint64_t reads_ = 0;         // see Reads()
   std::vector<Neighbour> scratch_;  // room for the conflicting placed records of one Place
+  // kTree: the placed records' blocks, ends aligned unless the placements since the last
+  // Reset forget empty records (TensorFlow Lite CPU's rule, whose gaps end unaligned).
+  std::optional<OccupancyTree> tree_;
+  bool tree_unaligned_ = false;
+  std::vector<std::span<const OccupancyTree::Block>> lists_;  // one Place's block lists
 };
 
 // Indices of the records that are not fixed, in record order.

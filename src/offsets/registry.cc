@@ -1,6 +1,7 @@
 // The list of offset strategies, and PlanOffsets, the one way in that validates the
 // problem and verifies the plan.
 #include <array>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -49,14 +50,25 @@ const OffsetStrategy* FindOffsetStrategy(std::string_view name) {
 }
 
 OffsetPlan PlanOffsets(const Problem& problem, std::string_view name) {
+  return PlanOffsets(problem, name, {});
+}
+
+OffsetPlan PlanOffsets(const Problem& problem, std::string_view name,
+                       std::span<const OffsetPlan> known) {
   const OffsetStrategy* strategy = FindOffsetStrategy(name);
   if (!strategy) {
-    std::string known;
-    for (const OffsetStrategy& s : kStrategies) known += fmt::format(" {}", s.name);
-    throw UsageError(fmt::format("unknown offsets strategy '{}'; known:{}", name, known));
+    std::string names;
+    for (const OffsetStrategy& s : kStrategies) names += fmt::format(" {}", s.name);
+    throw UsageError(fmt::format("unknown offsets strategy '{}'; known:{}", name, names));
   }
   Validate(problem);
-  OffsetPlan plan = strategy->plan(problem);
+  // A known plan is taken only once it checks out against this problem.
+  std::vector<OffsetPlan> usable;
+  for (const OffsetPlan& plan : known)
+    if (plan.offsets.size() == problem.size() && FindViolations(problem, plan, 1).empty())
+      usable.push_back(plan);
+  OffsetPlan plan = name == "best" && !usable.empty() ? PlanBestReusing(problem, usable)
+                                                      : strategy->plan(problem);
   plan.strategy = std::string(strategy->name);
   VerifyOrThrow(problem, plan);
   return plan;

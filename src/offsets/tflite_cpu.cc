@@ -5,8 +5,6 @@
 // allocations it overlaps, the fit measured from the unaligned end below the gap; size 0
 // sits at 0 and is not recorded. The alignment is the problem's: TensorFlow Lite itself
 // aligns tensors to 64 bytes (kDefaultTensorAlignment), i.e. `--align 64`.
-#include <algorithm>
-
 #include "memplan/offsets.h"
 #include "src/offsets/orders.h"
 #include "src/offsets/placement.h"
@@ -15,15 +13,7 @@ namespace memplan {
 
 OffsetPlan PlanTfliteCpu(const Problem& problem) {
   using namespace offsets_internal;
-  Step end = 0;
-  for (const UsageRecord& r : problem.records) end = std::max(end, r.last);
-  const auto order = SortOnline(problem, [&](std::size_t i) {
-    const UsageRecord& r = problem.records[i];
-    const bool whole_run = r.first == 0 && r.last == end;
-    if (whole_run) return OrderKey{0, 0, 0};
-    return OrderKey{1, Descending(r.size), static_cast<std::uint64_t>(r.first)};
-  });
-  return PlaceInOrder(problem, order, Fit::kArena, "tflite_cpu");
+  return PlaceInOrder(problem, TfliteCpuOrder(problem), Fit::kArena, "tflite_cpu");
 }
 
 OffsetPlan PlanTfliteCpuInCallOrder(const Problem& problem) {

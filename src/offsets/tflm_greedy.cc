@@ -13,11 +13,7 @@ namespace memplan {
 
 OffsetPlan PlanTflmGreedy(const Problem& problem) {
   using namespace offsets_internal;
-  const auto order = SortOnline(problem, [&](std::size_t i) {
-    return OrderKey{Descending(AlignUp(problem.records[i].size, problem.alignment)), Descending(i),
-                    0};
-  });
-  return PlaceInOrder(problem, order, Fit::kFirst, "tflm_greedy");
+  return PlaceInOrder(problem, TflmOrder(problem), Fit::kFirst, "tflm_greedy");
 }
 
 }  // namespace memplan

@@ -10,11 +10,7 @@ namespace memplan {
 
 OffsetPlan PlanTvmGreedy(const Problem& problem) {
   using namespace offsets_internal;
-  const auto conflicts = offsets_internal::ConflictCounts(problem);
-  const auto order = SortOnline(problem, [&](std::size_t i) {
-    return OrderKey{Descending(problem.records[i].size), Descending(conflicts[i]), 0};
-  });
-  return PlaceInOrder(problem, order, Fit::kTop, "tvm_greedy");
+  return PlaceInOrder(problem, TvmOrder(problem), Fit::kTop, "tvm_greedy");
 }
 
 }  // namespace memplan

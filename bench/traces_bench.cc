@@ -1,0 +1,86 @@
+// Every offsets strategy, and the objects strategies a plan runs by default at scale, on
+// the production compiler traces (../shared/benchmarks/compiler_traces, skipped when
+// absent): time and arena of each in one run. Figures for docs/scale.md:
+//   build/bench/bench_traces --benchmark_filter=Y_1 --benchmark_repetitions=3
+//       --benchmark_report_aggregates_only=true
+// The Tiny case (a generated trace-like problem of 1,000 records) is the one CI runs.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "memplan/bounds.h"
+#include "memplan/objects.h"
+#include "memplan/offsets.h"
+#include "memplan/records_io.h"
+
+namespace memplan {
+namespace {
+
+// Mostly short lifetimes, one in fifty long, sizes from a short list: the traces' shape.
+Problem TraceLike(std::size_t records, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Problem p;
+  const auto steps = static_cast<Step>(records / 2);
+  for (std::size_t i = 0; i < records; ++i) {
+    const auto first = static_cast<Step>(rng() % static_cast<std::uint64_t>(steps));
+    const auto length = static_cast<Step>(rng() % 50 == 0 ? rng() % 500 : rng() % 16);
+    p.records.push_back({(1 + rng() % 64) * 4096, first, std::min(first + length, steps - 1)});
+  }
+  return p;
+}
+
+void Report(benchmark::State& state, const Problem& p, Bytes bytes) {
+  state.counters["arena"] = static_cast<double>(bytes);
+  state.counters["x_bound"] =
+      static_cast<double>(bytes) / static_cast<double>(std::max<Bytes>(1, OffsetsLowerBound(p)));
+  state.counters["records"] = static_cast<double>(p.size());
+}
+
+void BM_Trace_Tiny(benchmark::State& state) {
+  const Problem p = TraceLike(1000, 7);
+  Bytes arena = 0;
+  for (auto _ : state) arena = PlanOffsets(p, "greedy_by_size").arena_bytes;
+  Report(state, p, arena);
+}
+BENCHMARK(BM_Trace_Tiny)->Unit(benchmark::kMillisecond);
+
+// One strategy ("offsets/NAME" or "objects/NAME") on one trace file.
+void BM_Trace(benchmark::State& state, std::filesystem::path path, std::string key) {
+  if (!std::filesystem::exists(path)) {
+    state.SkipWithError("../shared/benchmarks/compiler_traces not found");
+    return;
+  }
+  const Problem p = ParseRecordsCsv(ReadFileBytes(path), path.string());
+  const std::string mode = key.substr(0, key.find('/'));
+  const std::string name = key.substr(key.find('/') + 1);
+  Bytes bytes = 0;
+  for (auto _ : state)
+    bytes = mode == "offsets" ? PlanOffsets(p, name).arena_bytes : PlanObjects(p, name).total_bytes;
+  Report(state, p, bytes);
+}
+
+// Registered at start-up: each trace x each strategy.
+const bool kRegistered = [] {
+  const auto folder = std::filesystem::path(MEMPLAN_SHARED_DIR) / "benchmarks" / "compiler_traces";
+  std::vector<std::string> keys;
+  for (const OffsetStrategy& s : OffsetStrategies())
+    if (std::string(s.name) != "exact") keys.push_back("offsets/" + std::string(s.name));
+  for (const char* name : {"naive", "equality", "greedy_in_order"})
+    keys.push_back(std::string("objects/") + name);
+  for (const char* trace : {"resnet50", "G_1", "pangu_2.6B", "Y_1"}) {
+    for (const std::string& key : keys) {
+      benchmark::RegisterBenchmark((std::string("BM_Trace/") + trace + "/" + key).c_str(), BM_Trace,
+                                   folder / (std::string(trace) + ".csv"), key)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace memplan
+
+BENCHMARK_MAIN();
