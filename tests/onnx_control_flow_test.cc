@@ -181,6 +181,43 @@ TEST(OnnxControlFlow, ABranchReadingAnUndefinedNameIsRefused) {
   EXPECT_NE(error.find("'nowhere'"), std::string::npos) << error;
 }
 
+// Folding reaches into branches: a Squeeze whose axes come from a Constant inside the
+// branch gets its static shape (the pattern of exported voice-activity detectors).
+TEST(OnnxControlFlow, ConstantsInsideBranchesFold) {
+  OnnxBuilder then_branch, else_branch;
+  then_branch.Output("t_out");
+  auto& axes = then_branch.Node("Constant", {}, {"axes"}, "axes");
+  auto* value = axes.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(kOnnxInt64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(-1);
+  then_branch.Node("Squeeze", {"x", "axes"}, {"t_out"}, "squeeze");
+  else_branch.Output("e_out");
+  else_branch.Node("Shape", {"x"}, {"x_shape"}, "shape");
+  else_branch.Node("Slice", {"x_shape", "zero", "two"}, {"kept"}, "slice");
+  else_branch.Node("Reshape", {"x", "kept"}, {"e_out"}, "reshape");
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "16", "1"}).Input("cond", kOnnxBool, {}).Output("y");
+  b.Int64Initializer("zero", {0}).Int64Initializer("two", {2});
+  auto& node = b.Node("If", {"cond"}, {"y"}, "squeeze_if_one");
+  AttachGraph(node, "then_branch", then_branch);
+  AttachGraph(node, "else_branch", else_branch);
+  const OnnxModel model = Read(b);
+  const Subgraph& then_sg = model.graph.subgraphs[1];
+  const Subgraph& else_sg = model.graph.subgraphs[2];
+  EXPECT_EQ(then_sg.tensors[static_cast<std::size_t>(IndexOf(then_sg, "t_out"))].shape,
+            (std::vector<std::int64_t>{1, 16}));
+  // The else branch folds Shape -> Slice from an outer static shape and outer initializers.
+  EXPECT_EQ(else_sg.tensors[static_cast<std::size_t>(IndexOf(else_sg, "e_out"))].shape,
+            (std::vector<std::int64_t>{1, 16}));
+  EXPECT_EQ(model.graph.subgraphs[0]
+                .tensors[static_cast<std::size_t>(IndexOf(model.graph.subgraphs[0], "y"))]
+                .bytes,
+            std::optional<Bytes>(64));
+}
+
 // Malformed control flow is refused with a message or planned, never a crash: a Scan
 // claiming more scan inputs than it has, a Loop body without inputs, If branches whose output
 // counts differ from the node's.

@@ -1,5 +1,6 @@
 // One folding pass over the main graph (onnx_fold.h): evaluates what can be evaluated and
 // writes the results into the model as Constant nodes, where ONNX's inference reads them.
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -98,10 +99,14 @@ std::vector<int> ShapeInputs(const onnx::NodeProto& node) {
 // The values worth computing: inputs at shape positions and, walking back, everything
 // they are computed from. Large constant chains that only feed weights stay unevaluated
 // (they are folded all the same: BuildGraph folds every node whose inputs are constant).
+// A subgraph of If, Loop or Scan may want values of the graphs around it (names are unique
+// across a model's graphs, so its wants are added as they are).
 std::unordered_set<std::string> FeedsShapes(const onnx::GraphProto& graph) {
   std::unordered_set<std::string> wanted;
   for (int i = graph.node_size() - 1; i >= 0; --i) {
     const onnx::NodeProto& node = graph.node(i);
+    for (const auto& attribute : node.attribute())
+      if (IsControlFlowSubgraph(node, attribute)) wanted.merge(FeedsShapes(attribute.g()));
     for (const int k : ShapeInputs(node))
       if (k < node.input_size() && !node.input(k).empty()) wanted.insert(node.input(k));
     bool feeds = false;
@@ -126,33 +131,46 @@ void ReplaceWithConstant(onnx::NodeProto& node, const ConstTensor& value) {
   *attribute->mutable_t() = ToTensorProto(value, output);
 }
 
-}  // namespace
+// What a subgraph sees of the graphs around it: their known values and static dims.
+struct Outer {
+  std::function<const ConstTensor*(const std::string&)> lookup;
+  std::function<const std::vector<std::int64_t>*(const std::string&)> dims;
+};
 
-std::size_t FoldConstants(onnx::ModelProto& model) {
-  onnx::GraphProto& graph = *model.mutable_graph();
-  const std::int64_t opset = DefaultOpset(model);
+// One folding pass over `graph` and, as each control-flow node is reached, its subgraphs.
+std::size_t FoldGraph(onnx::GraphProto& graph, std::int64_t opset, const Outer* outer,
+                      std::int64_t& held) {
   std::unordered_map<std::string, const onnx::TensorProto*> initializers;
   for (const auto& init : graph.initializer()) initializers.emplace(init.name(), &init);
   const auto static_dims = StaticDims(graph);
   const auto wanted = FeedsShapes(graph);
   std::unordered_map<std::string, std::optional<ConstTensor>> values;  // nullopt: not usable
-  std::int64_t held = 0;
   auto remember = [&](const std::string& name, std::optional<ConstTensor> v) -> const ConstTensor* {
     if (v && held + v->Elements() > kMaxHeldElements) v.reset();
     if (v) held += v->Elements();
     auto& slot = values[name] = std::move(v);
     return slot ? &*slot : nullptr;
   };
-  auto lookup = [&](const std::string& name) -> const ConstTensor* {
+  std::function<const ConstTensor*(const std::string&)> lookup =
+      [&](const std::string& name) -> const ConstTensor* {
     if (const auto it = values.find(name); it != values.end())
       return it->second ? &*it->second : nullptr;
     const auto init = initializers.find(name);
-    if (init == initializers.end()) return nullptr;
-    return remember(name, FromTensorProto(*init->second));
+    if (init != initializers.end()) return remember(name, FromTensorProto(*init->second));
+    return outer ? outer->lookup(name) : nullptr;
   };
+  std::function<const std::vector<std::int64_t>*(const std::string&)> dims_of =
+      [&](const std::string& name) -> const std::vector<std::int64_t>* {
+    if (const auto it = static_dims.find(name); it != static_dims.end()) return &it->second;
+    return outer ? outer->dims(name) : nullptr;
+  };
+  const Outer here{lookup, dims_of};
 
   std::size_t folded = 0;
   for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (auto& attribute : *node.mutable_attribute())
+      if (IsControlFlowSubgraph(node, attribute))
+        folded += FoldGraph(*attribute.mutable_g(), opset, &here, held);
     if (!IsDefaultDomain(node) || IsRandom(node.op_type()) || node.output_size() != 1 ||
         !wanted.contains(node.output(0)))
       continue;
@@ -175,14 +193,20 @@ std::size_t FoldConstants(onnx::ModelProto& model) {
       result = EvaluateNode(node, opset, inputs);
     } else if ((node.op_type() == "Shape" || node.op_type() == "Size") && node.input_size() >= 1) {
       // The values of a runtime tensor are unknown, but a static shape is enough.
-      const auto dims = static_dims.find(node.input(0));
-      if (dims != static_dims.end()) result = EvaluateShapeOf(node, dims->second);
+      if (const auto* dims = dims_of(node.input(0))) result = EvaluateShapeOf(node, *dims);
     }
     if (!result || !remember(node.output(0), std::move(result))) continue;
     ReplaceWithConstant(node, *values[node.output(0)]);
     ++folded;
   }
   return folded;
+}
+
+}  // namespace
+
+std::size_t FoldConstants(onnx::ModelProto& model) {
+  std::int64_t held = 0;  // values held at once, over all graphs
+  return FoldGraph(*model.mutable_graph(), DefaultOpset(model), nullptr, held);
 }
 
 }  // namespace memplan::onnx_reader

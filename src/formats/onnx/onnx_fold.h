@@ -57,7 +57,8 @@ std::optional<ConstTensor> EvaluateNode(const onnx::NodeProto& node, std::int64_
 std::optional<ConstTensor> EvaluateShapeOf(const onnx::NodeProto& node,
                                            const std::vector<std::int64_t>& dims);
 
-// One folding pass over the main graph, in node order: each default-domain node with one
+// One folding pass over the main graph and the subgraphs of If, Loop and Scan (which also
+// read the values of the graphs around them), in node order: each default-domain node with one
 // output that feeds a shape (an input such as Reshape's shape or Resize's sizes, directly
 // or through other nodes) whose inputs are all known values (or a Shape/Size of a tensor inference
 // left statically shaped) and which EvaluateNode can compute is replaced by a Constant node of the
