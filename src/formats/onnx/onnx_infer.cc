@@ -90,6 +90,17 @@ std::unordered_map<std::string, onnx::ValueInfoProto*> ValueInfos(onnx::GraphPro
   return infos;
 }
 
+// The declaration of `name` a rule fills in: the existing one, or a new value_info entry.
+onnx::ValueInfoProto* DeclarationOf(onnx::GraphProto& graph,
+                                    std::unordered_map<std::string, onnx::ValueInfoProto*>& infos,
+                                    const std::string& name) {
+  if (const auto it = infos.find(name); it != infos.end()) return it->second;
+  onnx::ValueInfoProto* added = graph.add_value_info();
+  added->set_name(name);
+  infos.emplace(name, added);
+  return added;
+}
+
 bool HasTensorTypeAndShape(const onnx::ValueInfoProto* v) {
   return v && v->type().has_tensor_type() && v->type().tensor_type().elem_type() != 0 &&
          v->type().tensor_type().has_shape();
@@ -111,16 +122,9 @@ bool ApplyDropoutMaskRule(onnx::ModelProto& model) {
     const auto input = infos.find(node.input(0));
     if (input == infos.end() || !HasTensorTypeAndShape(input->second)) continue;
     const onnx::TypeProto_Tensor& from = input->second->type().tensor_type();
-    auto mask = infos.find(node.output(1));
+    const auto mask = infos.find(node.output(1));
     if (mask != infos.end() && HasTensorTypeAndShape(mask->second)) continue;
-    onnx::ValueInfoProto* target = nullptr;
-    if (mask != infos.end()) {
-      target = mask->second;
-    } else {
-      target = graph.add_value_info();
-      target->set_name(node.output(1));
-      infos.emplace(target->name(), target);
-    }
+    onnx::ValueInfoProto* target = DeclarationOf(graph, infos, node.output(1));
     onnx::TypeProto_Tensor* to = target->mutable_type()->mutable_tensor_type();
     if (to->elem_type() == 0)
       to->set_elem_type(opset < 10 ? from.elem_type() : onnx::TensorProto::BOOL);
@@ -168,17 +172,9 @@ bool ApplyLoopCarriedRule(onnx::GraphProto& graph) {
       if (!leaving.type().has_tensor_type() ||
           !SameStaticShape(entering->second->type().tensor_type(), leaving.type().tensor_type()))
         continue;
-      auto final_value = infos.find(node.output(k));
+      const auto final_value = infos.find(node.output(k));
       if (final_value != infos.end() && HasTensorTypeAndShape(final_value->second)) continue;
-      onnx::ValueInfoProto* target = nullptr;
-      if (final_value != infos.end()) {
-        target = final_value->second;
-      } else {
-        target = graph.add_value_info();
-        target->set_name(node.output(k));
-        infos.emplace(target->name(), target);
-      }
-      *target->mutable_type() = entering->second->type();
+      *DeclarationOf(graph, infos, node.output(k))->mutable_type() = entering->second->type();
       changed = true;
     }
   }
