@@ -88,6 +88,19 @@ TEST(ObjectsExact, FindsAndProvesTheBruteForceMinimum) {
   std::cout << "objects/exact below best on " << below_best << " of 120\n";
 }
 
+// Where the search runs out of nodes, the result says so instead of a proof.
+TEST(ObjectsExact, SaysWhyOptimalityStaysOpen) {
+  const Problem problem = testing::RandomProblem(11, {.records = 8, .steps = 6, .max_size = 10});
+  const ObjectPlan naive = PlanObjects(problem, "naive");
+  ASSERT_GT(naive.total_bytes, ObjectsLowerBound(problem));
+  const ObjectsExactResult open = SolveObjectsExact(problem, 1, &naive);
+  EXPECT_FALSE(open.proven_optimal);
+  EXPECT_NE(open.open_reason.find("budget of 1 nodes"), std::string::npos) << open.open_reason;
+  const ObjectsExactResult proven = SolveObjectsExact(problem, kObjectsExactNodeLimit, &naive);
+  EXPECT_TRUE(proven.proven_optimal);
+  EXPECT_TRUE(proven.open_reason.empty());
+}
+
 // Given a plan to start from (the command passes best's), exact searches below it.
 TEST(ObjectsExact, StartsFromTheCallersPlan) {
   const Problem problem = testing::RandomProblem(11, {.records = 8, .steps = 6, .max_size = 10});

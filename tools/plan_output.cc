@@ -65,6 +65,7 @@ nlohmann::ordered_json RunsJson(const Workload& workload, const Runs& runs) {
     if (run.offsets && !run.offsets->detail.empty()) r["detail"] = run.offsets->detail;
     if (run.proven_optimal) r["proven_optimal"] = *run.proven_optimal;
     if (run.bound_bytes) r["bound_bytes"] = *run.bound_bytes;
+    if (!run.open_reason.empty()) r["open_reason"] = run.open_reason;
     results.push_back(std::move(r));
   }
   if (!runs.runs.empty()) {
@@ -116,6 +117,10 @@ std::string RunsTable(const Workload& workload, const Runs& runs) {
   for (const StrategyRun& run : runs.runs)
     if (run.offsets && !run.offsets->detail.empty())
       out += fmt::format("  {}: {}\n", run.strategy, run.offsets->detail);
+  // Why a proof is missing, where the exact objects search says.
+  for (const StrategyRun& run : runs.runs)
+    if (!run.open_reason.empty())
+      out += fmt::format("  {}/{}: optimality open: {}\n", run.mode, run.Label(), run.open_reason);
   return out;
 }
 

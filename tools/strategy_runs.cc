@@ -116,6 +116,7 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.bytes = result.plan.total_bytes;
       run.proven_optimal = result.proven_optimal;
       run.bound_bytes = result.bound_bytes;
+      run.open_reason = std::move(result.open_reason);
       run.objects = std::move(result.plan);
     } else if (run.mode == "objects") {
       // greedy_best and best run other strategies first: those already run are reused.

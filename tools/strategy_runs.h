@@ -24,6 +24,7 @@ struct StrategyRun {
   std::optional<OffsetPlan> offsets;   // the verified plan (offsets mode)
   std::optional<bool> proven_optimal;  // exact only: the bytes equal a proven bound
   std::optional<Bytes> bound_bytes;    // exact only: best proven lower bound
+  std::string open_reason;             // objects/exact only: why optimality stays open
   std::optional<ObjectPlan> objects;   // the verified plan (objects mode)
   // Empty for the model's own records; else the transformed problem it planned
   // ("inplace=tflm", "reorder", ...), its offsets expanded to one per tensor.

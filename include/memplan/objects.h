@@ -108,6 +108,9 @@ struct ObjectsExactResult {
   bool proven_optimal = false;  // no plan totals less (plan total == bound_bytes)
   Bytes bound_bytes = 0;        // best proven lower bound on the total
   std::uint64_t nodes = 0;      // search nodes spent
+  // Why optimality stays open when it does ("" when proven): the search's node budget ran
+  // out, or the problem is too large for the search to run.
+  std::string open_reason;
 };
 inline constexpr std::uint64_t kObjectsExactNodeLimit = 200000;
 // `best`: objects/best's plan when the caller has it (verified again), else it is made.

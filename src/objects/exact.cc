@@ -2,6 +2,8 @@
 // (src/objects/min_total_search.h). A node budget, not a clock, bounds the search, so
 // the strategy stays a pure function; the result says whether the search finished,
 // which proves the plan optimal.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "memplan/bounds.h"
@@ -35,6 +37,17 @@ ObjectsExactResult SolveObjectsExact(const Problem& problem, std::uint64_t node_
   result.plan.strategy = "exact";
   VerifyObjectsOrThrow(problem, result.plan);
   result.proven_optimal = result.plan.total_bytes <= result.bound_bytes;
+  if (!result.proven_optimal)
+    result.open_reason =
+        problem.size() > kMaxSearchRecords
+            ? fmt::format(
+                  "{} records: above {}, the minimum-total search does not run and "
+                  "best's plan stands",
+                  problem.size(), kMaxSearchRecords)
+            : fmt::format(
+                  "the minimum-total search stopped at its budget of {} nodes without "
+                  "finding a smaller plan or closing the gap",
+                  node_limit);
   return result;
 }
 
