@@ -218,6 +218,43 @@ TEST(OnnxControlFlow, ConstantsInsideBranchesFold) {
             std::optional<Bytes>(64));
 }
 
+// An If whose condition folds to a known value runs one branch: that branch replaces it (as
+// ONNX Runtime's optimizer does), and the other, which these shapes could not even give a
+// rank to, is gone. The pattern: squeeze the last axis only when it is 1.
+TEST(OnnxControlFlow, AnIfWithAKnownConditionBecomesItsBranch) {
+  OnnxBuilder then_branch, else_branch;
+  then_branch.Output("t_out");
+  then_branch.Node("Squeeze", {"x", "last"}, {"t_out"}, "squeeze");
+  else_branch.Output("e_out");
+  else_branch.Node("Identity", {"x"}, {"e_out"}, "keep");
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "16", "T"}).Output("y");
+  b.Int64Initializer("last", {-1}).Int64Initializer("one", {1}).Int64Initializer("axis2", {2});
+  b.Node("Shape", {"x"}, {"x_shape"}, "shape");
+  b.Node("Gather", {"x_shape", "axis2"}, {"t"}, "dim2");
+  b.Node("Equal", {"t", "one"}, {"is_one_vec"}, "is_one");
+  b.Node("Squeeze", {"is_one_vec"}, {"cond"}, "scalar");
+  auto& node = b.Node("If", {"cond"}, {"squeezed"}, "squeeze_if_one");
+  AttachGraph(node, "then_branch", then_branch);
+  AttachGraph(node, "else_branch", else_branch);
+  b.Node("Relu", {"squeezed"}, {"y"}, "relu");
+  LoadOptions one;
+  one.dims = {{"T", 1}};
+  const OnnxModel squeezed = Read(b, one);
+  ASSERT_EQ(squeezed.graph.subgraphs.size(), 1u);  // the If is gone
+  const Subgraph& main = squeezed.graph.subgraphs[0];
+  EXPECT_EQ(main.tensors[static_cast<std::size_t>(IndexOf(main, "y"))].shape,
+            (std::vector<std::int64_t>{1, 16}));
+  EXPECT_EQ(squeezed.file_nodes, 6u);   // as written
+  EXPECT_EQ(squeezed.graph_nodes, 7u);  // the If became Squeeze and an Identity
+  LoadOptions three;
+  three.dims = {{"T", 3}};
+  const OnnxModel kept = Read(b, three);
+  const Subgraph& main3 = kept.graph.subgraphs[0];
+  EXPECT_EQ(main3.tensors[static_cast<std::size_t>(IndexOf(main3, "y"))].shape,
+            (std::vector<std::int64_t>{1, 16, 3}));
+}
+
 // Malformed control flow is refused with a message or planned, never a crash: a Scan
 // claiming more scan inputs than it has, a Loop body without inputs, If branches whose output
 // counts differ from the node's.

@@ -109,6 +109,7 @@ Json InspectionJson(const std::string& input, const OnnxInspection& in) {
   j["outputs"] = Json::array();
   for (std::int32_t i : sg.outputs) j["outputs"].push_back(TensorJson(sg, i));
   j["file_nodes"] = m.file_nodes;
+  j["graph_nodes"] = m.graph_nodes;
   j["folded_nodes"] = m.folded_nodes;
   j["ops"] = m.graph.OpCount();
   j["ops_by_type"] = in.ops_by_type;
@@ -142,10 +143,13 @@ std::string InspectionText(const std::string& input, const OnnxInspection& in) {
                   opsets.empty() ? "none" : fmt::format("{}", fmt::join(opsets, ", ")),
                   m.producer.empty() ? "" : fmt::format(", from {}", m.producer));
   out += fmt::format(
-      "nodes: {} in the file, {} folded from constants (not run), {} run; shapes after {} "
+      "nodes: {} in the file{}, {} folded from constants (not run), {} run; shapes after {} "
       "inference pass{}\n",
-      m.file_nodes, m.folded_nodes, m.graph.OpCount(), m.inference_passes,
-      m.inference_passes == 1 ? "" : "es");
+      m.file_nodes,
+      m.graph_nodes == m.file_nodes
+          ? std::string()
+          : fmt::format(" ({} once decided Ifs became their branches)", m.graph_nodes),
+      m.folded_nodes, m.graph.OpCount(), m.inference_passes, m.inference_passes == 1 ? "" : "es");
   if (m.graph.subgraphs.size() > 1) {
     const std::vector<std::string> callers = Callers(m.graph);
     std::vector<std::vector<std::string>> subs;

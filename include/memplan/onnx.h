@@ -25,7 +25,10 @@ struct OnnxModel {
   // format "onnx"; subgraph 0 holds graph inputs, initializers and node outputs in that
   // order (graph inputs and runtime outputs in this order are the records' add order).
   Graph graph;
-  std::size_t file_nodes = 0;    // nodes in the file's main graph
+  std::size_t file_nodes = 0;  // nodes in the file's main graph
+  // Main-graph nodes after each If with a known condition was replaced by the branch it
+  // takes (equal to file_nodes when there was none); folded_nodes counts among these.
+  std::size_t graph_nodes = 0;
   std::size_t folded_nodes = 0;  // of those, computed from constants only (not run)
   std::int64_t opset = 0;        // version of the default ("ai.onnx") operator set
   // Every operator set the model imports: domain ("ai.onnx" for the default) and version.

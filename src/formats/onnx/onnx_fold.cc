@@ -92,6 +92,7 @@ std::vector<int> ShapeInputs(const onnx::NodeProto& node) {
   if (op == "Resize" || op == "Pad") return {1, 2, 3};
   if (op == "Slice") return {1, 2, 3, 4};
   if (op == "Range") return {0, 1, 2};
+  if (op == "If") return {0};  // a known condition decides which branch runs
   if (op == "Col2Im") return {1, 2};
   return {};
 }
@@ -136,6 +137,48 @@ struct Outer {
   std::function<const ConstTensor*(const std::string&)> lookup;
   std::function<const std::vector<std::int64_t>*(const std::string&)> dims;
 };
+
+// An If whose condition is a known value runs one branch only. As ONNX Runtime's optimizer
+// does, that branch's nodes take the If's place (its outputs passed on through Identity
+// nodes named after the If), so inference and planning see what runs; the other branch,
+// which these inputs may not even give shapes to, is dropped. Returns the Ifs replaced.
+std::size_t InlineDecidedIfs(onnx::GraphProto& graph,
+                             const std::function<const ConstTensor*(const std::string&)>& lookup) {
+  std::size_t inlined = 0;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    const onnx::GraphProto* branch = nullptr;
+    if (node.op_type() == "If" && IsDefaultDomain(node) && node.input_size() == 1) {
+      const ConstTensor* cond = lookup(node.input(0));
+      if (cond && cond->Elements() == 1 && cond->ints.size() == 1) {
+        const std::string taken = cond->ints[0] != 0 ? "then_branch" : "else_branch";
+        for (const auto& attribute : node.attribute())
+          if (attribute.name() == taken && IsControlFlowSubgraph(node, attribute))
+            branch = &attribute.g();
+      }
+    }
+    if (!branch || branch->output_size() != node.output_size()) {
+      *nodes.Add() = std::move(node);
+      continue;
+    }
+    for (const auto& initializer : branch->initializer()) *graph.add_initializer() = initializer;
+    for (const auto& sparse : branch->sparse_initializer())
+      *graph.add_sparse_initializer() = sparse;
+    for (const auto& info : branch->value_info()) *graph.add_value_info() = info;
+    for (const auto& inner : branch->node()) *nodes.Add() = inner;
+    for (int k = 0; k < node.output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      onnx::NodeProto& pass = *nodes.Add();
+      pass.set_op_type("Identity");
+      pass.set_name(node.name() + "/taken_branch_output_" + std::to_string(k));
+      pass.add_input(branch->output(k).name());
+      pass.add_output(node.output(k));
+    }
+    ++inlined;
+  }
+  graph.mutable_node()->Swap(&nodes);  // every node was moved into `nodes`
+  return inlined;
+}
 
 // One folding pass over `graph` and, as each control-flow node is reached, its subgraphs.
 std::size_t FoldGraph(onnx::GraphProto& graph, std::int64_t opset, const Outer* outer,
@@ -199,7 +242,7 @@ std::size_t FoldGraph(onnx::GraphProto& graph, std::int64_t opset, const Outer* 
     ReplaceWithConstant(node, *values[node.output(0)]);
     ++folded;
   }
-  return folded;
+  return folded + InlineDecidedIfs(graph, lookup);
 }
 
 }  // namespace

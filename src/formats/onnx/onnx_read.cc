@@ -11,6 +11,8 @@ namespace memplan {
 OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOptions& options) {
   onnx::ModelProto model = onnx_reader::ParseModel(bytes, source);
   onnx_reader::CheckStructure(model.graph(), source);
+  // As written: folding may replace an If by the branch it takes.
+  const auto file_nodes = static_cast<std::size_t>(model.graph().node_size());
   onnx_reader::CheckNodesForInference(model, source);
   std::vector<std::string> warnings =
       onnx_reader::ApplyBindings(*model.mutable_graph(), options, source);
@@ -28,6 +30,8 @@ OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOp
     throw InputError(message);
   }
   result.inference_passes = passes;
+  result.graph_nodes = result.file_nodes;  // BuildGraph counted the graph it was given
+  result.file_nodes = file_nodes;
   // What the file says about itself, for inspect (printable: names come from the file).
   for (const auto& opset : model.opset_import())
     result.opset_imports.emplace_back(
