@@ -69,15 +69,18 @@ INSTANTIATE_TEST_SUITE_P(Strategies, OffsetsCrossCheck,
                                            Pair{"strip_packing", &reference::StripPacking}),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 
+// Each fit rule of the placer beside the reference walk's rule that means the same.
+constexpr std::pair<offsets_internal::Fit, reference::Rule> kFitRules[] = {
+    {offsets_internal::Fit::kBest, reference::Rule::kSmallestGap},
+    {offsets_internal::Fit::kFirst, reference::Rule::kLowestGap},
+    {offsets_internal::Fit::kArena, reference::Rule::kArena},
+    {offsets_internal::Fit::kTop, reference::Rule::kAboveAll},
+};
+
 // Every way of finding conflicting records (index, list, tree) under every fit rule.
 TEST(OffsetsEngines, BothEnginesMatchThePlainWalk) {
   using namespace offsets_internal;
-  const std::pair<Fit, reference::Rule> rules[] = {
-      {Fit::kBest, reference::Rule::kSmallestGap},
-      {Fit::kFirst, reference::Rule::kLowestGap},
-      {Fit::kArena, reference::Rule::kArena},
-      {Fit::kTop, reference::Rule::kAboveAll},
-  };
+  const auto& rules = kFitRules;
   for (const Shape& shape : Shapes()) {
     for (std::uint64_t seed = 1; seed <= 15; ++seed) {
       SCOPED_TRACE(std::string(shape.label) + " seed " + std::to_string(seed));
@@ -104,12 +107,7 @@ TEST(OffsetsEngines, BothEnginesMatchThePlainWalk) {
 // same offsets as the plain walk.
 TEST(OffsetsEngines, TreeMatchesThePlainWalkWhenDense) {
   using namespace offsets_internal;
-  const std::pair<Fit, reference::Rule> rules[] = {
-      {Fit::kBest, reference::Rule::kSmallestGap},
-      {Fit::kFirst, reference::Rule::kLowestGap},
-      {Fit::kArena, reference::Rule::kArena},
-      {Fit::kTop, reference::Rule::kAboveAll},
-  };
+  const auto& rules = kFitRules;
   const testing::RandomProblemOptions shapes[] = {
       {.records = 1500, .steps = 200, .max_size = 5000, .alignment = 1},
       {.records = 1200, .steps = 120, .max_size = 300, .alignment = 16, .zero_fraction = 0.1},

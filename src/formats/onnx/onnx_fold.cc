@@ -15,12 +15,6 @@ namespace {
 // chains stops folding there instead of filling memory (shape arithmetic needs little).
 constexpr std::int64_t kMaxHeldElements = 8 * kMaxFoldElements;
 
-// Random generators give a new value each run; they never fold (as in BuildGraph).
-bool IsRandom(const std::string& op) {
-  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
-         op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli";
-}
-
 // The value a Constant node holds, from whichever attribute carries it.
 std::optional<ConstTensor> ConstantValue(const onnx::NodeProto& node) {
   for (const auto& a : node.attribute()) {

@@ -158,12 +158,6 @@ void SizeTensor(Tensor& tensor, const ValueType& v) {
   tensor.bytes = bytes;
 }
 
-// Random generators give a new value each run: never folded, even without inputs.
-bool IsRandom(const std::string& op) {
-  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
-         op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli";
-}
-
 bool IsStatic(const ValueType& v) {
   return v.kind.empty() && v.has_shape &&
          std::ranges::all_of(v.dims, [](std::int64_t d) { return d >= 0; });

@@ -46,6 +46,9 @@ std::string DescribeNode(const onnx::NodeProto& node, int index);
 // True for nodes of the default operator set ("" or "ai.onnx").
 bool IsDefaultDomain(const onnx::NodeProto& node);
 
+// Random generators give a new value each run: they never fold, even without inputs.
+bool IsRandom(const std::string& op);
+
 // The version of the default operator set the model imports (0 when it imports none).
 std::int64_t DefaultOpset(const onnx::ModelProto& model);
 

@@ -56,6 +56,11 @@ bool IsDefaultDomain(const onnx::NodeProto& node) {
   return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
+bool IsRandom(const std::string& op) {
+  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
+         op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli";
+}
+
 namespace {
 
 // `outer`: the names of the enclosing graphs a subgraph may read (empty for the main graph).
