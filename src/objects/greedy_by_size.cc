@@ -7,14 +7,19 @@
 // callers number them, so index ties follow that order.
 //
 // TensorFlow Lite keeps, for every unassigned record, its distance to every object.
-// memplan keeps only each record's best (distance, object) and computes a distance to
-// an object from the object's records (sorted by step) when it needs one; the choices
-// are the same. O(n² + n·k·log n) time, O(n) memory.
+// memplan keeps only each record's best (distance, object), computes a distance to one
+// object from the object's records (sorted by step) when it needs one, and finds a
+// record's nearest object again, when its best one stops fitting, in an index of the
+// objects' free gaps (free_gap_index.h) rather than by asking every object; the choices
+// are the same. O(n² + n·u·log n) time, with u the updates a placement causes (small
+// beside n in practice), O(n) memory.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
+#include "src/objects/free_gap_index.h"
 #include "src/objects/sweep.h"
 
 namespace memplan {
@@ -36,9 +41,11 @@ Distance Gap(const UsageRecord& a, const UsageRecord& b) {
 }
 
 // The records of one object, sorted by first step (pairwise disjoint).
-struct SizeObject {
+class SizeObject {
+ public:
   Bytes size = 0;
   std::vector<UsageRecord> members;
+  std::vector<std::size_t> indices;  // the members' record indices, in the same order
 
   // The smallest gap between r and a member, or kFar if r conflicts with one.
   Distance DistanceTo(const UsageRecord& r) const {
@@ -59,12 +66,27 @@ struct SizeObject {
     return best;
   }
 
-  void Add(const UsageRecord& r) {
-    members.insert(
-        std::lower_bound(members.begin(), members.end(), r.first,
-                         [](const UsageRecord& m, Step first) { return m.first < first; }),
-        r);
+  // The members (record indices) that r would sit between, nullopt at either end.
+  std::pair<std::optional<std::size_t>, std::optional<std::size_t>> Neighbours(
+      const UsageRecord& r) const {
+    const auto at = static_cast<std::size_t>(InsertionPoint(r) - members.begin());
+    std::optional<std::size_t> before, after;
+    if (at > 0) before = indices[at - 1];
+    if (at < indices.size()) after = indices[at];
+    return {before, after};
+  }
+
+  void Add(const UsageRecord& r, std::size_t index) {
+    const auto at = InsertionPoint(r) - members.begin();
+    members.insert(members.begin() + at, r);
+    indices.insert(indices.begin() + at, index);
     size = std::max(size, r.size);
+  }
+
+ private:
+  std::vector<UsageRecord>::const_iterator InsertionPoint(const UsageRecord& r) const {
+    return std::lower_bound(members.begin(), members.end(), r.first,
+                            [](const UsageRecord& m, Step first) { return m.first < first; });
   }
 };
 
@@ -108,8 +130,8 @@ struct Open {
 // Updates every record of `open` after `chosen` joined `object` (new_object: it was
 // just created): TensorFlow Lite's bookkeeping of each record's nearest usable object.
 void Update(Open& open, const std::vector<UsageRecord>& records,
-            const std::vector<SizeObject>& objects, const UsageRecord& chosen, ObjectId object,
-            bool new_object) {
+            const std::vector<SizeObject>& objects, const FreeGapIndex& gaps,
+            const UsageRecord& chosen, ObjectId object, bool new_object) {
   for (std::size_t e = 0; e < open.Count(); ++e) {
     // The gap to `chosen`; only a conflict or a new nearest object changes anything.
     const Step after = open.first[e] - chosen.last, before = chosen.first - open.last[e];
@@ -121,16 +143,10 @@ void Update(Open& open, const std::vector<UsageRecord>& records,
       // q can no longer join this object; if it was q's best, find the next best
       // (lowest id among the nearest).
       if (open.best_object[e] != object) continue;
-      open.best_dist[e] = kFar;
-      open.best_object[e] = kNone;
-      for (ObjectId o = 0; o < objects.size(); ++o) {
-        if (o == object) continue;
-        const Distance od = objects[o].DistanceTo(q);
-        if (od < open.best_dist[e]) {
-          open.best_dist[e] = od;
-          open.best_object[e] = o;
-        }
-      }
+      // `chosen` is already in the index, so `object` no longer has a gap q fits in.
+      const auto nearest = gaps.Nearest(q);
+      open.best_dist[e] = nearest ? nearest->first : kFar;
+      open.best_object[e] = nearest ? nearest->second : kNone;
     } else if (d < open.best_dist[e] && (new_object || objects[object].DistanceTo(q) != kFar)) {
       // A nearer usable object (one q conflicts with through another record is not).
       open.best_dist[e] = d;
@@ -164,6 +180,7 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
   }
   std::vector<ObjectId> ids(records.size(), kNone);
   std::vector<SizeObject> objects;
+  FreeGapIndex gaps(records);
   for (std::size_t current = 0; current < groups.size();) {
     Open& group = groups[current];
     if (group.Count() == 0) {
@@ -177,12 +194,17 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
     const bool new_object = group.best_object[pick] == kNone;
     const ObjectId object = new_object ? objects.size() : group.best_object[pick];
     if (new_object) objects.emplace_back();
-    ids[group.index[pick]] = object;
+    const std::size_t chosen_index = group.index[pick];
+    ids[chosen_index] = object;
     group.Remove(pick);
 
+    // The index learns of `chosen` first (the objects only after the updates, whose
+    // conflict tests must see `object` without it).
+    const auto [before, after] = objects[object].Neighbours(chosen);
+    gaps.Place(chosen_index, object, before, after);
     for (std::size_t g = current; g < groups.size(); ++g)
-      Update(groups[g], records, objects, chosen, object, new_object);
-    objects[object].Add(chosen);
+      Update(groups[g], records, objects, gaps, chosen, object, new_object);
+    objects[object].Add(chosen, chosen_index);
   }
   std::vector<Bytes> sizes;
   for (const SizeObject& o : objects) sizes.push_back(o.size);

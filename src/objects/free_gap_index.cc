@@ -1,0 +1,128 @@
+#include "src/objects/free_gap_index.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace memplan::objects_internal {
+
+namespace {
+
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();  // matches no query
+constexpr std::int64_t kOpen = std::numeric_limits<std::int64_t>::max();   // unbounded gap
+
+std::vector<std::size_t> SortedBy(const std::vector<UsageRecord>& records, Step UsageRecord::*key) {
+  std::vector<std::size_t> order(records.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return records[a].*key < records[b].*key; });
+  return order;
+}
+
+std::vector<std::size_t> Ranks(const std::vector<std::size_t>& order) {
+  std::vector<std::size_t> rank(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+  return rank;
+}
+
+}  // namespace
+
+MaxTree::MaxTree(std::size_t leaves) {
+  while (base_ < leaves) base_ *= 2;
+  max_.assign(2 * base_, kNever);
+}
+
+void MaxTree::Set(std::size_t leaf, std::int64_t value) {
+  std::size_t node = base_ + leaf;
+  max_[node] = value;
+  for (node /= 2; node >= 1; node /= 2) max_[node] = std::max(max_[2 * node], max_[2 * node + 1]);
+}
+
+std::optional<std::size_t> MaxTree::RightmostBefore(std::size_t end, std::int64_t x) const {
+  // Walk the leaves' ancestors from leaf end-1 upwards, looking at whole subtrees that
+  // lie left of `end` from the right; descend into the first one holding a match.
+  if (end == 0) return std::nullopt;
+  std::size_t node = base_ + end - 1;
+  if (max_[node] > x) return end - 1;
+  while (node > 1) {
+    if (node % 2 == 1 && max_[node - 1] > x) {
+      node -= 1;
+      while (node < base_) node = max_[2 * node + 1] > x ? 2 * node + 1 : 2 * node;
+      return node - base_;
+    }
+    node /= 2;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::size_t> MaxTree::LeftmostFrom(std::size_t begin, std::int64_t x) const {
+  if (begin >= base_) return std::nullopt;
+  std::size_t node = base_ + begin;
+  if (max_[node] > x) return begin;
+  while (node > 1) {
+    if (node % 2 == 0 && max_[node + 1] > x) {
+      node += 1;
+      while (node < base_) node = max_[2 * node] > x ? 2 * node : 2 * node + 1;
+      return node - base_;
+    }
+    node /= 2;
+  }
+  return std::nullopt;
+}
+
+FreeGapIndex::FreeGapIndex(const std::vector<UsageRecord>& records)
+    : records_(records),
+      by_last_(SortedBy(records, &UsageRecord::last)),
+      by_first_(SortedBy(records, &UsageRecord::first)),
+      last_rank_(Ranks(by_last_)),
+      first_rank_(Ranks(by_first_)),
+      object_of_(records.size(), 0),
+      gap_end_after_(records.size()),
+      gap_start_before_(records.size()) {}
+
+void FreeGapIndex::Place(std::size_t r, ObjectId object, std::optional<std::size_t> before,
+                         std::optional<std::size_t> after) {
+  const UsageRecord& placed = records_[r];
+  object_of_[r] = object;
+  // The gap that ran from `before` to `after` is split in two around r.
+  gap_end_after_.Set(last_rank_[r], after ? records_[*after].first : kOpen);
+  gap_start_before_.Set(first_rank_[r], before ? -records_[*before].last : kOpen);
+  if (before) gap_end_after_.Set(last_rank_[*before], placed.first);
+  if (after) gap_start_before_.Set(first_rank_[*after], -placed.last);
+}
+
+std::optional<std::pair<std::uint64_t, ObjectId>> FreeGapIndex::Nearest(
+    const UsageRecord& q) const {
+  std::optional<std::pair<std::uint64_t, ObjectId>> best;
+  auto offer = [&](std::uint64_t distance, ObjectId object) {
+    if (!best || distance < best->first || (distance == best->first && object < best->second))
+      best = {distance, object};
+  };
+  // Members ending before q starts whose gap reaches past q: the latest such end is
+  // the nearest; every member ending at that same step is a tie, lowest id wins.
+  const auto ends_before = static_cast<std::size_t>(
+      std::lower_bound(by_last_.begin(), by_last_.end(), q.first,
+                       [&](std::size_t i, Step s) { return records_[i].last < s; }) -
+      by_last_.begin());
+  if (const auto leaf = gap_end_after_.RightmostBefore(ends_before, q.last)) {
+    const Step end = records_[by_last_[*leaf]].last;
+    for (std::size_t i = *leaf + 1; i-- > 0 && records_[by_last_[i]].last == end;)
+      if (gap_end_after_.Get(i) > q.last)
+        offer(static_cast<std::uint64_t>(q.first - end), object_of_[by_last_[i]]);
+  }
+  // Members starting after q ends whose gap begins before q: the earliest start is the
+  // nearest, with the same tie rule.
+  const auto starts_after = static_cast<std::size_t>(
+      std::upper_bound(by_first_.begin(), by_first_.end(), q.last,
+                       [&](Step s, std::size_t i) { return s < records_[i].first; }) -
+      by_first_.begin());
+  if (const auto leaf = gap_start_before_.LeftmostFrom(starts_after, -q.first)) {
+    const Step start = records_[by_first_[*leaf]].first;
+    for (std::size_t i = *leaf; i < by_first_.size() && records_[by_first_[i]].first == start; ++i)
+      if (gap_start_before_.Get(i) > -q.first)
+        offer(static_cast<std::uint64_t>(start - q.last), object_of_[by_first_[i]]);
+  }
+  return best;
+}
+
+}  // namespace memplan::objects_internal
