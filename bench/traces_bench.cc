@@ -4,12 +4,14 @@
 //   build/bench/bench_traces --benchmark_filter=Y_1 --benchmark_repetitions=3
 //       --benchmark_report_aggregates_only=true
 // The Tiny case (a generated trace-like problem of 1,000 records) is the one CI runs.
+// best against all on 10^6 random records: --benchmark_filter=RandomBestVsAll
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
 #include <random>
 #include <string>
 
+#include "bench/random_records.h"
 #include "memplan/bounds.h"
 #include "memplan/objects.h"
 #include "memplan/offsets.h"
@@ -60,6 +62,27 @@ void BM_Trace(benchmark::State& state, std::filesystem::path path, std::string k
     bytes = mode == "offsets" ? PlanOffsets(p, name).arena_bytes : PlanObjects(p, name).total_bytes;
   Report(state, p, bytes);
 }
+
+// best against every other offsets strategy on random records shaped like a long network
+// (bench/random_records.h) of 10^6 records, one run: each arena as a counter, and an
+// error when best is above any of them (issue 16 asks best <= all up to 10^6 records;
+// the tests check 10^3-10^5). About a minute on the 2-core machine.
+void BM_RandomBestVsAll(benchmark::State& state) {
+  const Problem p = bench::RandomRecords(static_cast<std::size_t>(state.range(0)), 11);
+  for (auto _ : state) {
+    const Bytes best = PlanOffsets(p, "best").arena_bytes;
+    state.counters["best"] = static_cast<double>(best);
+    for (const OffsetStrategy& s : OffsetStrategies()) {
+      const std::string name(s.name);
+      if (name == "best" || name == "exact") continue;
+      const Bytes arena = PlanOffsets(p, name).arena_bytes;
+      state.counters[name] = static_cast<double>(arena);
+      if (arena < best) state.SkipWithError(("best is above " + name).c_str());
+    }
+  }
+  Report(state, p, static_cast<Bytes>(state.counters["best"].value));
+}
+BENCHMARK(BM_RandomBestVsAll)->Arg(1000000)->Unit(benchmark::kSecond)->Iterations(1);
 
 // Registered at start-up: each trace x each strategy.
 const bool kRegistered = [] {

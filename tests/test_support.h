@@ -26,6 +26,15 @@ std::optional<std::filesystem::path> SharedDir();
 
 nlohmann::json ReadJsonFile(const std::filesystem::path& path);
 
+// Whether this build runs under AddressSanitizer. The largest scale tests run only in the
+// normal build: under the sanitizers they take minutes and reach no code that their
+// smaller versions miss.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitizedBuild = true;
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
+
 struct RandomProblemOptions {
   std::size_t records = 50;
   Step steps = 40;
