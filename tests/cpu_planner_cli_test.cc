@@ -87,5 +87,22 @@ TEST(CliRunResize, ZooGpt2Tokens) {
   EXPECT_EQ(RunMemplan("run zoo:gpt2 --resize batch=1,2").exit_code, 2);
 }
 
+// A speech encoder's frame count: zoo:conformer_s (1,348 ops) over 100 to 400 frames.
+TEST(CliRunResize, ZooConformerFrames) {
+  const auto r = RunMemplan("run zoo:conformer_s --resize frames=100,400,200,100 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["steps"].size(), 4u);
+  for (const auto& s : j["steps"]) {
+    EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
+    EXPECT_LE(s["arena_bytes"].get<std::uint64_t>(),
+              s["tflite_cpu_arena_bytes"].get<std::uint64_t>());
+    EXPECT_GE(s["arena_bytes"].get<std::uint64_t>(), s["lower_bound_bytes"].get<std::uint64_t>());
+  }
+  EXPECT_EQ(j["steps"][1]["shapes"]["log_mel"], nlohmann::json::array({1, 400, 80, 1}));
+  EXPECT_TRUE(j["steps"][3]["cache_hit"].get<bool>());
+  EXPECT_EQ(RunMemplan("run zoo:conformer_s --resize frames=100,3").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace memplan

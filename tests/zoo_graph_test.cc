@@ -79,7 +79,7 @@ TEST(ZooGraph, UnknownNameIsNullopt) {
 // op's output or absent (-1); every activation is written by exactly one op; every
 // tensor has a static size; names are unique.
 TEST(ZooGraph, EveryModelIsWellFormed) {
-  ASSERT_EQ(ZooModels().size(), 5u);
+  ASSERT_EQ(ZooModels().size(), 6u);
   for (const ZooModel& m : ZooModels()) {
     SCOPED_TRACE(std::string(m.name));
     const Graph g = m.build();
@@ -273,6 +273,49 @@ TEST(ZooGraph, Gpt2Small) {
   // parameters.
   const Bytes extras = 25 + 12 + 128 * 128;  // ε per LayerNorm, scale per layer, the mask
   EXPECT_EQ(FloatConstants(g) - extras, 124'439'808u - (1024 - 128) * 768u);
+}
+
+// Gulati et al. 2020, Conformer (S): 16 blocks of d_model 144 over 400 frames of 80
+// log-mels; two 3×3 stride-2 VALID convolutions subsample time by 4.
+TEST(ZooGraph, ConformerS) {
+  const Graph g = Build("conformer_s");
+  // 4 (subsampling) + 16 × 84 (two feed-forward halves of 15, attention 25, convolution
+  // module 20, final LayerNorm 9).
+  EXPECT_EQ(g.OpCount(), 1348u);
+  const std::map<std::string, int> want = {{"CONV_2D", 2},    {"RESHAPE", 97},
+                                           {"TRANSPOSE", 64}, {"FULLY_CONNECTED", 129},
+                                           {"SPLIT", 32},     {"LOGISTIC", 64},
+                                           {"MUL", 352},      {"ADD", 224},
+                                           {"MEAN", 160},     {"SUB", 80},
+                                           {"RSQRT", 80},     {"BATCH_MATMUL", 32},
+                                           {"SOFTMAX", 16},   {"DEPTHWISE_CONV_2D", 16}};
+  EXPECT_EQ(OpTypes(g), want);
+  // VALID 3×3 stride 2: 400 → 199 → 99 frames, 80 → 39 → 19 features.
+  EXPECT_EQ(Named(g, "subsample/conv1").shape, (Shape{1, 199, 39, 144}));
+  EXPECT_EQ(Named(g, "subsample/conv2").shape, (Shape{1, 99, 19, 144}));
+  EXPECT_EQ(Named(g, "subsample/flatten").shape, (Shape{1, 99, 2736}));
+  EXPECT_EQ(Named(g, "block0/attention/scores").shape, (Shape{1, 4, 99, 99}));
+  EXPECT_EQ(Named(g, "block7/conv/depthwise").shape, (Shape{1, 99, 1, 144}));
+  EXPECT_EQ(Named(g, "block15/ff2/fc1").shape, (Shape{1, 99, 576}));
+  EXPECT_EQ(OutputShape(g), (Shape{1, 99, 144}));
+  // The first convolution's output is the largest activation: 199×39×144 floats.
+  EXPECT_EQ(LargestBytes(Intermediates(g)), 4'470'336u);
+}
+
+TEST(ZooGraph, OpenDimensions) {
+  // 1000 frames: 499 after the first convolution, 249 after the second.
+  const auto g = ZooGraphWith("conformer_s", "frames", 1000);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->source, "zoo:conformer_s (1000 frames)");
+  EXPECT_EQ(Named(*g, "block3/attention/probs").shape, (Shape{1, 4, 249, 249}));
+  EXPECT_EQ(OutputShape(*g), (Shape{1, 249, 144}));
+  EXPECT_EQ(Named(*ZooGraphWith("gpt2", "tokens", 16), "h0/attn/probs").shape,
+            (Shape{1, 12, 16, 16}));
+  EXPECT_FALSE(ZooGraphWith("nope", "frames", 10));
+  EXPECT_THROW(ZooGraphWith("conformer_s", "frames", 6), UsageError);  // too short to subsample
+  EXPECT_THROW(ZooGraphWith("conformer_s", "tokens", 100), UsageError);
+  EXPECT_THROW(ZooGraphWith("resnet50", "batch", 2), UsageError);
+  EXPECT_THROW(ZooGraphWith("gpt2", "tokens", (std::int64_t{1} << 20) + 1), UsageError);
 }
 
 }  // namespace

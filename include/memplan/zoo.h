@@ -3,6 +3,7 @@
 // operators, no weights), so memplan runs without any model file. `zoo:NAME` names
 // one wherever a model file is accepted; `memplan zoo` lists them.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -15,6 +16,10 @@ struct ZooModel {
   std::string_view name;         // what zoo:NAME takes, e.g. "mobilenet_v2"
   std::string_view description;  // one line for `memplan zoo` and reports
   Graph (*build)();              // builds the graph (source "zoo:NAME", format "zoo")
+  // The dimension left open, bound with --dim NAME=N ("tokens", "frames"), or empty.
+  std::string_view open_dimension = {};
+  std::int64_t open_min = 1;                    // the smallest value it takes
+  Graph (*build_with)(std::int64_t) = nullptr;  // builds the graph at a value of it
 };
 
 // Every built-in model, in the order `memplan zoo` lists them.
@@ -23,8 +28,14 @@ std::span<const ZooModel> ZooModels();
 // The graph of the built-in model called `name`, or nullopt when there is none.
 std::optional<Graph> ZooGraph(std::string_view name);
 
-// zoo:gpt2 over `tokens` tokens instead of 128: a model whose sequence length changes
-// (benchmarks of re-planning, docs/cpu-planner.md). UsageError unless 1 <= tokens <= 2^20.
+// The built-in model `name` with its open dimension `dimension` at `value` (models whose
+// sequence length or frame count changes: benchmarks of re-planning, docs/cpu-planner.md).
+// nullopt when there is no such model; UsageError when it has no such open dimension or
+// the value is outside [open_min, 2^20].
+std::optional<Graph> ZooGraphWith(std::string_view name, std::string_view dimension,
+                                  std::int64_t value);
+
+// zoo:gpt2 over `tokens` tokens instead of 128 (ZooGraphWith("gpt2", "tokens", tokens)).
 Graph Gpt2WithTokens(std::int64_t tokens);
 
 }  // namespace memplan

@@ -11,11 +11,10 @@ std::optional<Workload> LoadZooModelWorkload(std::string_view spec, std::string_
                                              const LoadOptions& options) {
   std::optional<Graph> graph = ZooGraph(name);
   if (!graph) return std::nullopt;
-  // zoo:gpt2 leaves its sequence length open: --dim tokens=N builds it over N tokens
-  // (docs/cpu-planner.md: `memplan run zoo:gpt2 --resize tokens=...`).
-  if (name == "gpt2" && options.shapes.empty() && options.dims.size() == 1 &&
-      options.dims[0].first == "tokens") {
-    Graph sized = Gpt2WithTokens(options.dims[0].second);
+  // zoo:gpt2 leaves its sequence length open and zoo:conformer_s its frame count: --dim
+  // NAME=N builds it at N (docs/cpu-planner.md: `memplan run zoo:gpt2 --resize tokens=...`).
+  if (options.shapes.empty() && options.dims.size() == 1) {
+    Graph sized = *ZooGraphWith(name, options.dims[0].first, options.dims[0].second);
     sized.source = std::string(spec);
     LoadOptions rest = options;
     rest.dims.clear();
@@ -24,10 +23,11 @@ std::optional<Workload> LoadZooModelWorkload(std::string_view spec, std::string_
   // The built-in models have fixed shapes from end to end; rebinding one tensor would
   // leave the shapes after it wrong.
   if (!options.dims.empty() || !options.shapes.empty())
-    throw UsageError(fmt::format(
-        "{}: built-in models have fixed shapes (but zoo:gpt2's --dim tokens=N); --dim and "
-        "--shape apply to model files",
-        spec));
+    throw UsageError(
+        fmt::format("{}: built-in models have fixed shapes (but one --dim for the dimension a "
+                    "model leaves open: zoo:gpt2 tokens=N, zoo:conformer_s frames=N); --shape "
+                    "applies to model files",
+                    spec));
   return GraphWorkload(std::move(*graph), spec, "zoo", options);
 }
 

@@ -24,21 +24,6 @@ constexpr std::int64_t kSeq = 128;     // tokens per run of zoo:gpt2
 constexpr std::int64_t kVocab = 50257;
 constexpr std::int64_t kHidden = 3072;  // MLP width
 
-// LayerNorm over the last dimension, decomposed into TensorFlow Lite operators.
-TensorId LayerNorm(GraphBuilder& g, TensorId x, const std::string& n) {
-  const TensorId mean = Mean(g, x, n + "/mean", {-1}, true);
-  const TensorId centered = Binary(g, "SUB", x, mean, n + "/centered");
-  const TensorId squared = Binary(g, "MUL", centered, centered, n + "/squared");
-  const TensorId variance = Mean(g, squared, n + "/variance", {-1}, true);
-  const TensorId eps = g.Constant(n + "/epsilon", {});
-  const TensorId shifted = Binary(g, "ADD", variance, eps, n + "/variance_eps");
-  const TensorId inv_std = Unary(g, "RSQRT", shifted, n + "/rsqrt");
-  const TensorId normed = Binary(g, "MUL", centered, inv_std, n + "/normalized");
-  const TensorId scaled =
-      Binary(g, "MUL", normed, g.Constant(n + "/gamma", {kModel}), n + "/scaled");
-  return Binary(g, "ADD", scaled, g.Constant(n + "/beta", {kModel}), n + "/out");
-}
-
 // [1, seq, d_model] → [1, heads, seq, head_dim], or [1, heads, head_dim, seq] for keys.
 TensorId ToHeads(GraphBuilder& g, TensorId x, const std::string& n, bool keys, std::int64_t seq) {
   const TensorId split = Reshape(g, x, n + "/heads", {1, seq, kHeads, kHeadDim});

@@ -62,6 +62,15 @@ TensorId DepthwiseConv2D(GraphBuilder& g, TensorId x, std::string name, std::int
   return g.Op("DEPTHWISE_CONV_2D", {x, w, b}, std::move(name), out);
 }
 
+TensorId TemporalDepthwiseConv(GraphBuilder& g, TensorId x, std::string name, std::int64_t k) {
+  const Shape s = Nhwc(g, x, name);
+  if (s[2] != 1) ZooBug(fmt::format("{}: a convolution over time expects [1, T, 1, C]", name));
+  const Shape out = {s[0], WindowOut(s[1], k, 1, Padding::kSame, name), 1, s[3]};
+  const TensorId w = g.Constant(name + "/weights", {1, k, 1, s[3]});
+  const TensorId b = g.Constant(name + "/bias", {s[3]});
+  return g.Op("DEPTHWISE_CONV_2D", {x, w, b}, std::move(name), out);
+}
+
 TensorId Pool2D(GraphBuilder& g, std::string type, TensorId x, std::string name, std::int64_t k,
                 std::int64_t stride, Padding padding) {
   const Shape s = Nhwc(g, x, name);
@@ -102,6 +111,21 @@ TensorId Binary(GraphBuilder& g, std::string type, TensorId a, TensorId b, std::
 TensorId Unary(GraphBuilder& g, std::string type, TensorId x, std::string name) {
   const Shape shape = g.ShapeOf(x);
   return g.Op(std::move(type), {x}, std::move(name), shape, g.TypeOf(x));
+}
+
+TensorId LayerNorm(GraphBuilder& g, TensorId x, const std::string& n) {
+  const std::int64_t width = g.ShapeOf(x).back();
+  const TensorId mean = Mean(g, x, n + "/mean", {-1}, true);
+  const TensorId centered = Binary(g, "SUB", x, mean, n + "/centered");
+  const TensorId squared = Binary(g, "MUL", centered, centered, n + "/squared");
+  const TensorId variance = Mean(g, squared, n + "/variance", {-1}, true);
+  const TensorId eps = g.Constant(n + "/epsilon", {});
+  const TensorId shifted = Binary(g, "ADD", variance, eps, n + "/variance_eps");
+  const TensorId inv_std = Unary(g, "RSQRT", shifted, n + "/rsqrt");
+  const TensorId normed = Binary(g, "MUL", centered, inv_std, n + "/normalized");
+  const TensorId scaled =
+      Binary(g, "MUL", normed, g.Constant(n + "/gamma", {width}), n + "/scaled");
+  return Binary(g, "ADD", scaled, g.Constant(n + "/beta", {width}), n + "/out");
 }
 
 TensorId FullyConnected(GraphBuilder& g, TensorId x, std::string name, std::int64_t units) {

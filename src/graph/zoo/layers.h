@@ -23,6 +23,9 @@ TensorId Conv2D(GraphBuilder& g, TensorId x, std::string name, std::int64_t filt
 // DEPTHWISE_CONV_2D (multiplier 1) with a [1, k, k, C] filter and a [C] bias.
 TensorId DepthwiseConv2D(GraphBuilder& g, TensorId x, std::string name, std::int64_t k,
                          std::int64_t stride, Padding padding = Padding::kSame);
+// A depthwise convolution over time: DEPTHWISE_CONV_2D (multiplier 1) with a k×1 window,
+// stride 1, SAME padding, on [1, T, 1, C], as converters write a 1-D depthwise conv.
+TensorId TemporalDepthwiseConv(GraphBuilder& g, TensorId x, std::string name, std::int64_t k);
 // MAX_POOL_2D or AVERAGE_POOL_2D with a k×k window.
 TensorId Pool2D(GraphBuilder& g, std::string type, TensorId x, std::string name, std::int64_t k,
                 std::int64_t stride, Padding padding);
@@ -34,6 +37,9 @@ TensorId ConcatChannels(GraphBuilder& g, const std::vector<TensorId>& parts, std
 TensorId Binary(GraphBuilder& g, std::string type, TensorId a, TensorId b, std::string name);
 // Element-wise unary op (SOFTMAX, GELU, RSQRT, ...): shaped like its input.
 TensorId Unary(GraphBuilder& g, std::string type, TensorId x, std::string name);
+// LayerNorm over the last dimension, decomposed into TensorFlow Lite operators (MEAN, SUB,
+// MUL, MEAN, ADD ε, RSQRT, MUL, MUL γ, ADD β) as converted models run it.
+TensorId LayerNorm(GraphBuilder& g, TensorId x, const std::string& name);
 // FULLY_CONNECTED over the last dimension (keep_num_dims), with [units, in] weights and
 // a [units] bias.
 TensorId FullyConnected(GraphBuilder& g, TensorId x, std::string name, std::int64_t units);

@@ -11,5 +11,8 @@ Graph BuildInceptionV3();
 Graph BuildGpt2Small();
 // GPT-2 small over `tokens` tokens (zoo:gpt2 has 128).
 Graph BuildGpt2(std::int64_t tokens);
+Graph BuildConformerS();
+// Conformer (S) over `frames` input frames (zoo:conformer_s has 400; at least 7).
+Graph BuildConformerS(std::int64_t frames);
 
 }  // namespace memplan::zoo
