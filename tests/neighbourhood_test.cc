@@ -80,6 +80,23 @@ TEST(Neighbourhood, ReachesTheBoundWhereGreedyBySizeIsAbove) {
   EXPECT_GT(cases, 0) << "no seed where greedy_by_size misses a reachable bound";
 }
 
+// Without a deadline or a node limit the search still ends: at the bound, or after a pass
+// in which every window was settled (a repeat would ask the same questions).
+TEST(Neighbourhood, EndsWithoutABudget) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    testing::RandomProblemOptions shape;
+    shape.records = 24;
+    shape.steps = 20;
+    shape.fixed_fraction = 0.1;
+    const Problem p = testing::RandomProblem(seed, shape);
+    const OffsetPlan start = PlanOffsets(p, "naive");
+    const exact::NeighbourhoodResult r =
+        exact::ImproveByNeighbourhoods(p, start, ExactLowerBound(p), {});
+    EXPECT_LE(r.plan.arena_bytes, start.arena_bytes);
+    EXPECT_NO_THROW(VerifyOrThrow(p, r.plan));
+  }
+}
+
 TEST(Neighbourhood, TheSameNodeBudgetGivesTheSamePlan) {
   testing::RandomProblemOptions shape;
   shape.records = 400;

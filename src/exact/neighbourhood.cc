@@ -22,7 +22,7 @@ using Clock = std::chrono::steady_clock;
 // Nodes a window question gets at first; it doubles after every pass in which no window
 // fitted, up to the largest.
 constexpr std::uint64_t kFirstWindowNodes = 8000;
-constexpr std::uint64_t kLargestWindowNodes = std::uint64_t{1} << 22;
+constexpr std::uint64_t kLargestWindowNodes = std::uint64_t{1} << 20;
 
 // The shapes of the windows, smallest first (small windows are quick to settle, larger
 // ones can move more): how many records of the top band a window frees beside those
@@ -115,7 +115,11 @@ class Improver {
   NeighbourhoodResult Run() {
     std::uint64_t window_nodes = kFirstWindowNodes;
     while (result_.plan.arena_bytes > bound_ && !OutOfBudget()) {
+      cut_short_ = false;
       if (Pass(window_nodes)) continue;
+      // The windows depend only on the plan, so a pass that changed nothing gives the
+      // same answers again unless a search was cut short and can get more nodes.
+      if (!cut_short_ || window_nodes == kLargestWindowNodes) break;
       window_nodes = std::min(window_nodes * 2, kLargestWindowNodes);
     }
     return std::move(result_);
@@ -129,6 +133,7 @@ class Improver {
 
   // One pass over targets, window shapes and centres; true when a window lowered the arena.
   bool Pass(std::uint64_t window_nodes) {
+    asked_.clear();
     const Bytes arena = result_.plan.arena_bytes;
     const std::vector<Step> centres =
         Centres(timeline_, kCentres, std::max<Step>(1, (last_step_ + 1) / 64));
@@ -195,6 +200,10 @@ class Improver {
   bool Ask(Bytes capacity, Step centre, const Shape& shape, std::uint64_t window_nodes) {
     const auto t0 = Clock::now();
     const std::vector<std::size_t> free = WindowOf(capacity, centre, shape);
+    // Shapes coincide on small problems (a window of everything): ask each once a pass.
+    for (const auto& [asked_capacity, asked] : asked_)
+      if (asked_capacity == capacity && asked == free) return false;
+    asked_.emplace_back(capacity, free);
     Step first = last_step_, last = 0;
     std::vector<char> is_free(problem_.size(), 0);
     for (std::size_t i : free) {
@@ -224,6 +233,7 @@ class Improver {
         return true;
       }
     }
+    if (OutOfBudget()) return false;  // the greedy orders took what was left
     FitOptions fit;
     fit.time_limit = options_.deadline == Clock::time_point::max()
                          ? std::chrono::duration<double>(1e9)
@@ -235,6 +245,7 @@ class Improver {
     const FitResult answer = FitsInCapacity(sub, capacity, fit);
     result_.nodes += answer.nodes;
     ++result_.windows;
+    if (answer.answer == FitAnswer::kUnknown) cut_short_ = true;
     const bool accepted =
         answer.answer == FitAnswer::kYes && Accept(original, is_free, answer.offsets);
     if (Verbose())
@@ -272,6 +283,9 @@ class Improver {
   Timeline timeline_;
   Step last_step_ = 0;
   NeighbourhoodResult result_;
+  bool cut_short_ = false;  // a window's search in this pass ran out of nodes
+  // The windows asked in this pass: capacity and records.
+  std::vector<std::pair<Bytes, std::vector<std::size_t>>> asked_;
 };
 
 }  // namespace
