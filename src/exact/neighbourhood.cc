@@ -225,6 +225,7 @@ class Improver {
     }
     // The cheap re-placements first: greedy orders around the fixed records.
     for (std::string_view name : kGreedy) {
+      if (OutOfBudget()) return false;
       const OffsetPlan greedy = PlanOffsets(sub, name);
       if (Accept(original, is_free, greedy.offsets)) {
         if (Verbose())
