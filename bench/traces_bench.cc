@@ -3,6 +3,8 @@
 // absent): time and arena of each in one run. Figures for docs/scale.md:
 //   build/bench/bench_traces --benchmark_filter=Y_1 --benchmark_repetitions=3
 //       --benchmark_report_aggregates_only=true
+// The anytime arena of offsets/exact with a 60 s budget (large-neighbourhood search):
+//   build/bench/bench_traces --benchmark_filter='BM_TraceExact/.*/60s'
 // The Tiny case (a generated trace-like problem of 1,000 records) is the one CI runs.
 // best against all on 10^6 random records: --benchmark_filter=RandomBestVsAll
 #include <benchmark/benchmark.h>
@@ -13,6 +15,7 @@
 
 #include "bench/random_records.h"
 #include "memplan/bounds.h"
+#include "memplan/exact.h"
 #include "memplan/objects.h"
 #include "memplan/offsets.h"
 #include "memplan/records_io.h"
@@ -84,6 +87,27 @@ void BM_RandomBestVsAll(benchmark::State& state) {
 }
 BENCHMARK(BM_RandomBestVsAll)->Arg(1000000)->Unit(benchmark::kSecond)->Iterations(1);
 
+// The anytime exact solver on one trace: offsets/exact with a time budget of `seconds`
+// (on 1 thread) started from best's plan, as `memplan plan X -s offsets/best -s
+// offsets/exact --time-limit S --threads 1` runs it; its arena after the budget
+// (large problems: after the large-neighbourhood search, docs/exact.md).
+void BM_TraceExact(benchmark::State& state, std::filesystem::path path, double seconds) {
+  if (!std::filesystem::exists(path)) {
+    state.SkipWithError("../shared/benchmarks/compiler_traces not found");
+    return;
+  }
+  const Problem p = ParseRecordsCsv(ReadFileBytes(path), path.string());
+  ExactOptions options;
+  options.time_limit = std::chrono::duration<double>(seconds);
+  options.threads = 1;
+  options.start = PlanOffsets(p, "best");
+  ExactResult result;
+  for (auto _ : state) result = SolveExact(p, options);
+  Report(state, p, result.plan->arena_bytes);
+  state.counters["start"] = static_cast<double>(options.start->arena_bytes);
+  state.counters["proven"] = result.proven_optimal ? 1 : 0;
+}
+
 // Registered at start-up: each trace x each strategy.
 const bool kRegistered = [] {
   const auto folder = std::filesystem::path(MEMPLAN_SHARED_DIR) / "benchmarks" / "compiler_traces";
@@ -99,6 +123,14 @@ const bool kRegistered = [] {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
+    for (double seconds : {10.0, 60.0})
+      benchmark::RegisterBenchmark((std::string("BM_TraceExact/") + trace + "/" +
+                                    std::to_string(static_cast<int>(seconds)) + "s")
+                                       .c_str(),
+                                   BM_TraceExact, folder / (std::string(trace) + ".csv"), seconds)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(1);
   }
   return true;
 }();

@@ -25,8 +25,14 @@ struct ProgressLine {
   void Show(const ExactProgress& p) {
     if (p.elapsed_s < 1.0) return;
     shown = true;
-    const std::string asking =
+    std::string asking =
         p.probing_bytes ? fmt::format(", asking {} B", WithThousands(p.probing_bytes)) : "";
+    // The large-neighbourhood search: how far above the bound, and how many windows.
+    if (p.windows && p.bound_bytes)
+      asking = fmt::format(
+          ", {:.3f} % above, {} windows",
+          100.0 * (static_cast<double>(p.best_bytes) / static_cast<double>(p.bound_bytes) - 1.0),
+          p.windows);
     fmt::print(stderr, "\rexact: best {} B, bound {} B{}, {} nodes, {:.1f} s\x1b[K",
                WithThousands(p.best_bytes), WithThousands(p.bound_bytes), asking, p.nodes,
                p.elapsed_s);

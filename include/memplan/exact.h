@@ -56,6 +56,8 @@ struct ExactProgress {
   Bytes probing_bytes = 0;  // capacity of the question being asked next (0: done)
   std::uint64_t nodes = 0;  // search nodes so far
   double elapsed_s = 0;     // seconds since SolveExact started
+  // Windows the large-neighbourhood search has asked (0: it is not running).
+  std::uint64_t windows = 0;
 };
 
 struct ExactOptions {

@@ -9,7 +9,7 @@ namespace {
 
 // Sorts and merges overlapping or touching ranges.
 std::vector<Interval> Merge(std::vector<Interval> ranges) {
-  std::sort(ranges.begin(), ranges.end());
+  if (!std::is_sorted(ranges.begin(), ranges.end())) std::sort(ranges.begin(), ranges.end());
   std::vector<Interval> merged;
   for (const Interval& r : ranges) {
     if (!merged.empty() && r.first <= merged.back().second)
@@ -24,22 +24,33 @@ std::vector<Interval> Merge(std::vector<Interval> ranges) {
 
 Units Instance::Lift(int b, Units start) const {
   Units p = Align(start);
-  for (const Interval& o : buffer_obstacles[static_cast<std::size_t>(b)]) {
-    if (o.second <= p) continue;
-    if (o.first >= p + size[static_cast<std::size_t>(b)]) break;
-    p = Align(o.second);
+  const std::vector<Interval>& ranges = buffer_obstacles[static_cast<std::size_t>(b)];
+  // The first range that ends above p (ranges are merged: their ends increase too).
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), p,
+                             [](Units v, const Interval& o) { return v < o.second; });
+  for (; it != ranges.end(); ++it) {
+    if (it->second <= p) continue;
+    if (it->first >= p + size[static_cast<std::size_t>(b)]) break;
+    p = Align(it->second);
   }
   return p;
 }
 
 Units Instance::Available(int s, Units floor, Units capacity) const {
   if (floor >= capacity) return 0;
-  Units free = capacity - floor;
-  for (const Interval& o : obstacles[static_cast<std::size_t>(s)]) {
-    const Units b = std::max(o.first, floor), e = std::min(o.second, capacity);
-    if (b < e) free -= e - b;
-  }
-  return free;
+  const auto si = static_cast<std::size_t>(s);
+  const std::vector<Interval>& ranges = obstacles[si];
+  const std::vector<Units>& prefix = obstacle_prefix[si];
+  // Units the obstacles cover below `v`: whole ranges before it, and part of the one across.
+  auto covered_below = [&](Units v) -> Units {
+    auto it = std::upper_bound(ranges.begin(), ranges.end(), v,
+                               [](Units x, const Interval& o) { return x < o.second; });
+    const auto k = static_cast<std::size_t>(it - ranges.begin());
+    Units c = k == 0 ? 0 : prefix[k - 1];
+    if (it != ranges.end() && it->first < v) c += v - it->first;
+    return c;
+  };
+  return capacity - floor - (covered_below(capacity) - covered_below(floor));
 }
 
 Instance BuildInstance(const Problem& problem) {
@@ -48,12 +59,15 @@ Instance BuildInstance(const Problem& problem) {
   // alignment: a multiple of their gcd g, or of gcd(g, alignment) when the alignment
   // does not divide g.
   Bytes unit = 0;
-  std::vector<Step> points;
+  std::vector<Step> points;  // where free records start and end: the section bounds
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const UsageRecord& r = problem.records[i];
     if (r.size == 0) continue;
     unit = std::gcd(unit, r.size);
-    if (problem.IsFixed(i)) unit = std::gcd(unit, *problem.fixed_offsets[i]);
+    if (problem.IsFixed(i)) {
+      unit = std::gcd(unit, *problem.fixed_offsets[i]);
+      continue;
+    }
     points.push_back(r.first);
     points.push_back(r.last + 1);
   }
@@ -72,26 +86,62 @@ Instance BuildInstance(const Problem& problem) {
   };
 
   std::vector<std::vector<Interval>> fixed_in(static_cast<std::size_t>(in.sections));
+  std::vector<std::size_t> fixed;               // fixed records live in some section
+  std::vector<std::pair<int, int>> fixed_span;  // and the sections they are live in
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const UsageRecord& r = problem.records[i];
     if (r.size == 0) continue;
-    const int lo = section_of(r.first), hi = section_of(r.last + 1) - 1;
     if (problem.IsFixed(i)) {
       const Units begin = *problem.fixed_offsets[i] / in.unit, end = begin + r.size / in.unit;
       in.fixed_top = std::max(in.fixed_top, end);
-      for (int s = lo; s <= hi; ++s) fixed_in[static_cast<std::size_t>(s)].push_back({begin, end});
       in.any_obstacles = true;
+      // The sections with a step in first..last: from the one holding `first` (the last
+      // bound at or before it) to the one before the first bound after `last`.
+      const int lo =
+          std::max(0, static_cast<int>(std::upper_bound(points.begin(), points.end(), r.first) -
+                                       points.begin()) -
+                          1);
+      const int hi = std::min(in.sections - 1, section_of(r.last + 1) - 1);
+      if (lo > hi) continue;
+      fixed.push_back(i);
+      fixed_span.push_back({lo, hi});
       continue;
     }
+    const int lo = section_of(r.first), hi = section_of(r.last + 1) - 1;
     in.record.push_back(i);
     in.size.push_back(r.size / in.unit);
     in.lo.push_back(lo);
     in.hi.push_back(hi);
     in.steps.push_back(r.last - r.first + 1);
   }
+  // Fixed records in order of offset, so each section's and buffer's ranges come sorted.
+  {
+    std::vector<std::size_t> by_offset(fixed.size());
+    std::iota(by_offset.begin(), by_offset.end(), 0);
+    std::stable_sort(by_offset.begin(), by_offset.end(), [&](std::size_t a, std::size_t b) {
+      return *problem.fixed_offsets[fixed[a]] < *problem.fixed_offsets[fixed[b]];
+    });
+    std::vector<std::size_t> sorted;
+    for (std::size_t k : by_offset) {
+      const std::size_t i = fixed[k];
+      sorted.push_back(i);
+      const Units begin = *problem.fixed_offsets[i] / in.unit;
+      const Interval range{begin, begin + problem.records[i].size / in.unit};
+      for (int s = fixed_span[k].first; s <= fixed_span[k].second; ++s)
+        fixed_in[static_cast<std::size_t>(s)].push_back(range);
+    }
+    fixed = std::move(sorted);
+  }
   in.obstacles.resize(static_cast<std::size_t>(in.sections));
-  for (int s = 0; s < in.sections; ++s)
-    in.obstacles[static_cast<std::size_t>(s)] = Merge(fixed_in[static_cast<std::size_t>(s)]);
+  in.obstacle_prefix.resize(static_cast<std::size_t>(in.sections));
+  for (std::size_t s = 0; s < static_cast<std::size_t>(in.sections); ++s) {
+    in.obstacles[s] = Merge(std::move(fixed_in[s]));
+    Units covered = 0;
+    for (const Interval& o : in.obstacles[s]) {
+      covered += o.second - o.first;
+      in.obstacle_prefix[s].push_back(covered);
+    }
+  }
 
   const std::size_t n = in.buffers();
   in.overlaps.assign(n, {});
@@ -113,12 +163,17 @@ Instance BuildInstance(const Problem& problem) {
   }
   for (std::size_t b = 0; b < n; ++b) {
     std::sort(in.overlaps[b].begin(), in.overlaps[b].end());
-    std::vector<Interval> obstacles;
-    for (int s = in.lo[b]; s <= in.hi[b]; ++s) {
+    for (int s = in.lo[b]; s <= in.hi[b]; ++s)
       in.section_buffers[static_cast<std::size_t>(s)].push_back(static_cast<int>(b));
-      const auto& here = in.obstacles[static_cast<std::size_t>(s)];
-      obstacles.insert(obstacles.end(), here.begin(), here.end());
-    }
+    // The fixed records live with it (fewer than the ranges of its sections summed when
+    // fixed records live long, as in the neighbourhood search's windows).
+    std::vector<Interval> obstacles;
+    const UsageRecord& r = problem.records[in.record[b]];
+    for (std::size_t i : fixed)
+      if (Conflicts(r, problem.records[i])) {
+        const Units begin = *problem.fixed_offsets[i] / in.unit;
+        obstacles.push_back({begin, begin + problem.records[i].size / in.unit});
+      }
     in.buffer_obstacles[b] = Merge(std::move(obstacles));
   }
   return in;

@@ -1,6 +1,8 @@
 #pragma once
 // The exact solver's view of a problem: sizes in units of their greatest common
-// divisor, time cut into sections (maximal runs of steps with the same live records),
+// divisor, time cut into sections (maximal runs of steps with the same live free
+// records; a fixed record live at any step of a section is an obstacle in all of it,
+// since every free record of the section is live at that step too),
 // each free record's span of sections, who overlaps whom, and the fixed records as
 // obstacles per section.
 #include <cstdint>
@@ -27,8 +29,10 @@ struct Instance {
   std::vector<Step> section_steps;         // steps in each section (for orderings)
   std::vector<std::vector<int>> overlaps;  // free buffers overlapping each one
   std::vector<std::vector<int>> section_buffers;  // free buffers live in each section
-  // Per section: merged, sorted byte ranges taken by fixed records (usually empty).
+  // Per section: merged, sorted byte ranges taken by fixed records live at any of its
+  // steps (usually empty), and the units they cover up to the end of each range.
   std::vector<std::vector<Interval>> obstacles;
+  std::vector<std::vector<Units>> obstacle_prefix;
   // Per free buffer: merged, sorted ranges of the fixed records overlapping it in time.
   std::vector<std::vector<Interval>> buffer_obstacles;
   Units fixed_top = 0;  // highest end of a fixed record, in units

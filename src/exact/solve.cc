@@ -8,6 +8,7 @@
 #include "memplan/offsets.h"
 #include "src/exact/components.h"
 #include "src/exact/instance.h"
+#include "src/exact/neighbourhood.h"
 #include "src/exact/portfolio.h"
 
 namespace memplan {
@@ -213,11 +214,29 @@ ExactResult SolveExact(const Problem& problem, const ExactOptions& options) {
   if (options.start) VerifyOrThrow(problem, best);
   best.strategy = "exact";
   Bytes bound = load;
-  if (!nested && best.arena_bytes > bound && FreeRecords(problem) > kMaxSearchRecords)
+  std::uint64_t large_nodes = 0;
+  if (!nested && best.arena_bytes > bound && FreeRecords(problem) > kMaxSearchRecords) {
     SolveComponents(problem, options, started, best, bound);
+    // Still a gap: spend what is left of the budget on windows of the plan.
+    if (best.arena_bytes > bound) {
+      exact::NeighbourhoodOptions lns;
+      lns.deadline = deadline;
+      lns.node_limit = options.node_limit;
+      lns.threads = options.threads;
+      if (options.progress)
+        lns.progress = [&](Bytes best_bytes, std::uint64_t nodes, std::uint64_t windows) {
+          options.progress({best_bytes, bound, 0, nodes, elapsed(), windows});
+        };
+      exact::NeighbourhoodResult improved =
+          exact::ImproveByNeighbourhoods(problem, std::move(best), bound, lns);
+      best = std::move(improved.plan);
+      large_nodes = improved.nodes;
+    }
+  }
   if (nested || best.arena_bytes <= bound || FreeRecords(problem) > kMaxSearchRecords) {
     result.status = best.arena_bytes <= bound ? ExactStatus::kOptimal : ExactStatus::kGap;
     result.bound_bytes = std::min(bound, best.arena_bytes);
+    result.nodes = large_nodes;
     result.plan = std::move(best);
     return finish(std::move(result));
   }
