@@ -250,7 +250,7 @@ std::vector<RuleOutput> ExpandDims(const std::vector<RuleInput>& in) {
   Shape out = In(in, 0, "input").shape;
   const std::vector<std::int64_t>& a = Values(in, 1, "axis");
   if (a.size() != 1) Refuse("the axis input does not hold one value");
-  const std::size_t axis = Axis(a[0] < 0 ? a[0] + 1 : a[0], out.size() + 1, "axis");
+  const std::size_t axis = Axis(a[0], out.size() + 1, "axis");
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(axis), 1);
   return One(std::move(out), in[0].values);
 }
