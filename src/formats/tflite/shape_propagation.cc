@@ -30,6 +30,12 @@ void SetShape(Tensor& t, Shape shape, const std::string& where) {
   if (t.shape == shape && t.bytes) return;
   t.shape = std::move(shape);
   if (!DataTypeBits(t.type)) return;  // strings and resources stay sized at run time
+  if (std::any_of(t.shape.begin(), t.shape.end(), [](std::int64_t d) { return d < 0; })) {
+    t.bytes.reset();
+    t.why_unsized =
+        fmt::format("shape {} has dimensions known only at run time", ShapeText(t.shape));
+    return;
+  }
   const auto elements = ShapeElements(t.shape);
   const auto bytes = elements ? TensorBytes(t.type, *elements) : std::nullopt;
   if (!bytes || *bytes > (Bytes{1} << 56))
@@ -105,6 +111,10 @@ void PropagateTfliteShapes(
     for (std::size_t k = 0; k < op.outputs.size(); ++k) {
       const std::int32_t t = op.outputs[k];
       if (t < 0) continue;
+      for (const std::int64_t d : outs[k].shape)
+        if (d < -1 || d > (std::int64_t{1} << 56))
+          throw InputError(fmt::format("{}: the rule gives shape {}, which is absurd", label(k),
+                                       ShapeText(outs[k].shape)));
       const auto& signature = signatures[static_cast<std::size_t>(t)];
       if (!signature.empty() && !Agrees(outs[k].shape, signature))
         throw InputError(

@@ -64,6 +64,16 @@ std::int64_t Elements(const Shape& s) {
   return n;
 }
 
+// Dimensions above this are a corrupt model, not a shape (and keep sums from overflowing).
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 56;
+
+std::int64_t Sum(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out) || out > kMaxDimension || out < -kMaxDimension)
+    Refuse(fmt::format("{} + {} is absurd as a size or index", a, b));
+  return out;
+}
+
 std::vector<RuleOutput> One(Shape s, std::optional<std::vector<std::int64_t>> values = {}) {
   return {RuleOutput{std::move(s), std::move(values)}};
 }
@@ -171,7 +181,7 @@ std::vector<RuleOutput> Concatenation(const TfliteOpOptions& o, const std::vecto
       if (d != axis && s[d] != in[0].shape[d])
         Refuse(fmt::format("input {} has shape {}, input 0 {}: they differ off axis {}", k, Text(s),
                            Text(in[0].shape), axis));
-    if (k > 0) out[axis] += s[axis];
+    if (k > 0) out[axis] = Sum(out[axis], s[axis]);
     if (values && in[k].values && s.size() == 1)
       values->insert(values->end(), in[k].values->begin(), in[k].values->end());
     else
@@ -206,7 +216,7 @@ std::vector<RuleOutput> Pad(const std::vector<RuleInput>& in) {
   for (std::size_t d = 0; d < x.size(); ++d) {
     if (p[2 * d] < 0 || p[2 * d + 1] < 0)
       Refuse(fmt::format("padding of dimension {} is negative", d));
-    out[d] += p[2 * d] + p[2 * d + 1];
+    out[d] = Sum(out[d], Sum(p[2 * d], p[2 * d + 1]));
   }
   return One(std::move(out));
 }
@@ -323,7 +333,7 @@ std::vector<RuleOutput> StridedSlice(const TfliteOpOptions& o, const std::vector
     std::int64_t b = begin[d];
     if ((o.begin_mask >> d) & 1 && !shrink) b = s > 0 ? 0 : dim - 1;
     if (b < 0) b += dim;
-    std::int64_t e = o.slice_offset ? begin[d] + end[d] : end[d];
+    std::int64_t e = o.slice_offset ? Sum(begin[d], end[d]) : end[d];
     if (shrink) {
       if (b < 0 || b >= dim) Refuse(fmt::format("index {} of dimension {} is out of range", b, d));
       e = b + 1;
@@ -337,8 +347,9 @@ std::vector<RuleOutput> StridedSlice(const TfliteOpOptions& o, const std::vector
       b = clamp(b);
     }
     const std::int64_t span = s > 0 ? e - b : b - e;
+    if (s < -kMaxDimension) Refuse(fmt::format("stride {} is absurd", s));
     const std::int64_t step = s > 0 ? s : -s;
-    const std::int64_t size = span <= 0 ? 0 : (span + step - 1) / step;
+    const std::int64_t size = span <= 0 ? 0 : (span - 1) / step + 1;
     if (!shrink) out.push_back(size);
     if (values)
       for (std::int64_t k = 0; k < (shrink ? 1 : size); ++k)
@@ -456,6 +467,10 @@ std::int64_t WindowOutputSize(std::int32_t padding, std::int64_t in, std::int64_
     Refuse(fmt::format("stride {}, dilation {} and filter {} must each be at least 1", stride,
                        dilation, filter));
   if (in < 0) Refuse(fmt::format("input size {} is not known", in));
+  if (in > kMaxDimension || stride > kMaxDimension || filter > kMaxDimension ||
+      dilation > kMaxDimension || (filter - 1) > kMaxDimension / dilation)
+    Refuse(fmt::format("input {}, filter {}, stride {} or dilation {} is absurd", in, filter,
+                       stride, dilation));
   const std::int64_t effective = (filter - 1) * dilation + 1;
   std::int64_t out = 0;
   if (padding == 0)
