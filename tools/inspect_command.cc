@@ -12,6 +12,7 @@
 #include "memplan/shape_binding.h"
 #include "memplan/split.h"
 #include "memplan/table.h"
+#include "memplan/text.h"
 #include "memplan/tflite.h"
 #include "memplan/tflite_shapes.h"
 #include "memplan/zoo.h"
@@ -231,7 +232,7 @@ Json InspectionJson(const std::string& input, const Inspection& in) {
   Json open = Json::array();
   for (const TfliteOpenDimension& d : in.open)
     open.push_back({{"name", d.name},
-                    {"input", At(g, {0, d.tensor}).name},
+                    {"input", PrintableText(At(g, {0, d.tensor}).name)},
                     {"tensor", d.tensor},
                     {"axis", d.axis},
                     {"stored", d.stored}});

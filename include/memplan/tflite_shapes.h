@@ -19,7 +19,7 @@ inline constexpr std::string_view kTfliteBatchAlias = "batch";
 
 // One -1 in the shape_signature of a graph input of subgraph 0.
 struct TfliteOpenDimension {
-  std::string name;         // "INPUT_NAME:AXIS", e.g. "input_1:0"
+  std::string name;         // "INPUT_NAME:AXIS", e.g. "input_1:0" (printable text)
   std::int32_t tensor = 0;  // the input's tensor index in subgraph 0
   std::size_t axis = 0;
   std::int64_t stored = 0;  // the stored shape's size there (what is planned unbound)

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "memplan/error.h"
+#include "memplan/text.h"
 #include "memplan/tflite_shapes.h"
 #include "src/formats/tflite/shape_rules.h"
 
@@ -60,7 +61,8 @@ std::vector<TfliteOpenDimension> TfliteOpenDimensions(const TfliteModel& model) 
     if (signature.size() != tensor.shape.size() || tensor.is_constant) continue;
     for (std::size_t axis = 0; axis < signature.size(); ++axis)
       if (signature[axis] == -1)
-        open.push_back({fmt::format("{}:{}", tensor.name, axis), t, axis, tensor.shape[axis]});
+        open.push_back(
+            {PrintableText(fmt::format("{}:{}", tensor.name, axis)), t, axis, tensor.shape[axis]});
   }
   return open;
 }
