@@ -4,6 +4,8 @@
 //  - GPT-2 small (zoo, 480 ops) with its sequence length 16 -> 512 one token at a time;
 //  - the LFM2 decoder (../shared, ONNX symbolic dims) with sequence_length 16 -> 512, and
 //    batch_size 1 -> 8;
+//  - TinyMLPerf's ResNet-8, visual wake words and keyword spotting .tflite models (../shared,
+//    shape_signature -1 batch, shapes propagated by the TFLite rules) with batch 1 -> 8;
 //  - a tiny synthetic chain (CI runs it).
 // Counters: arena figures per sequence (worst step ratios), planning time per step (median).
 // Further cases time a change in the last half of the graph against a full plan, a repeated
@@ -83,6 +85,19 @@ std::optional<Sequence> Lfm2(const std::string& dim, std::int64_t from, std::int
   return s;
 }
 
+// A .tflite model of ../shared whose batch is open, batch 1 -> 8.
+std::optional<Sequence> TfliteBatch(const std::string& file) {
+  const std::filesystem::path model = std::filesystem::path(MEMPLAN_SHARED_DIR) / "models" / file;
+  if (!std::filesystem::exists(model)) return std::nullopt;
+  Sequence s{file + " batch", {}, {}};
+  for (std::int64_t batch = 1; batch <= 8; ++batch) {
+    LoadOptions load;
+    load.dims = {{"batch", batch}};
+    AddStep(s, CpuGraphOf(*LoadWorkload(model.string(), load).graph));
+  }
+  return s;
+}
+
 // A chain of 24 ops with a skip every 3 ops, tensors scaled by the step.
 std::optional<Sequence> Tiny() {
   Sequence s{"tiny chain", {}, {}};
@@ -112,6 +127,9 @@ const std::optional<Sequence>& Cached(const std::string& name) {
   if (name == "lfm2_seq") s = Lfm2("sequence_length", 16, 512);
   if (name == "lfm2_batch") s = Lfm2("batch_size", 1, 8);
   if (name == "tiny") s = Tiny();
+  if (name == "resnet8_batch") s = TfliteBatch("tinymlperf_resnet8_cifar10_float.tflite");
+  if (name == "vww_batch") s = TfliteBatch("tinymlperf_vww_96_float.tflite");
+  if (name == "kws_batch") s = TfliteBatch("tinymlperf_kws_dscnn_float.tflite");
   return cache.emplace(name, std::move(s)).first->second;
 }
 
@@ -308,6 +326,15 @@ BENCHMARK_CAPTURE(BM_ResizeSequence, lfm2_sequence_16_512, std::string("lfm2_seq
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_ResizeSequence, lfm2_batch_1_8, std::string("lfm2_batch"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_ResizeSequence, resnet8_batch_1_8, std::string("resnet8_batch"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_ResizeSequence, vww_batch_1_8, std::string("vww_batch"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_ResizeSequence, kws_batch_1_8, std::string("kws_batch"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_ReplanLateChange, gpt2, std::string("gpt2"))

@@ -1,6 +1,7 @@
 // libFuzzer target: any bytes through the .tflite reader, both accountings and two
-// strategies. Only InputError may come out; anything else (a crash, a sanitizer report,
-// another exception) is a bug.
+// strategies, and shape propagation at batch 3 where inputs have open dimensions. Only
+// InputError may come out; anything else (a crash, a sanitizer report, another exception)
+// is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include "memplan/lifetimes.h"
 #include "memplan/offsets.h"
 #include "memplan/tflite.h"
+#include "memplan/tflite_shapes.h"
 
 namespace {
 
@@ -26,9 +28,14 @@ void PlanIfValid(const memplan::Graph& graph, memplan::Accounting accounting) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   try {
-    const memplan::TfliteModel model = memplan::ParseTflite(bytes, "fuzz.tflite");
+    memplan::TfliteModel model = memplan::ParseTflite(bytes, "fuzz.tflite");
     PlanIfValid(model.graph, memplan::Accounting::kTflm);
     PlanIfValid(model.graph, memplan::Accounting::kIntermediatesOnly);
+    // A model with open input dimensions is resized too (shape propagation).
+    if (!memplan::TfliteOpenDimensions(model).empty()) {
+      memplan::BindTfliteOpenDimensions(model, {{"batch", 3}});
+      PlanIfValid(model.graph, memplan::Accounting::kTflm);
+    }
   } catch (const memplan::InputError&) {
   }
   return 0;

@@ -12,7 +12,9 @@
 #include "memplan/shape_binding.h"
 #include "memplan/split.h"
 #include "memplan/table.h"
+#include "memplan/text.h"
 #include "memplan/tflite.h"
+#include "memplan/tflite_shapes.h"
 #include "memplan/zoo.h"
 #include "tools/commands.h"
 #include "tools/inspect_onnx.h"
@@ -57,7 +59,8 @@ struct Inspection {
   Bytes planned_bytes = 0, lower_bound = 0;
   std::vector<std::pair<std::size_t, std::size_t>> overlaps;  // indices into `planned`
   bool overlap_check_stopped = false;
-  std::vector<std::string> warnings;  // --dim bindings that bound nothing
+  std::vector<std::string> warnings;      // --dim bindings that bound nothing
+  std::vector<TfliteOpenDimension> open;  // -1s of the inputs' shape_signature
 };
 
 const Tensor& At(const Graph& g, TensorRef r) {
@@ -107,7 +110,13 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
   Inspection in;
   in.model = input.starts_with("zoo:") ? BuiltInModel(input, load) : ReadTfliteFile(input, input);
   Graph& g = in.model.graph;
-  in.warnings = ApplyShapeBindings(g, load.dims, load.shapes);
+  in.open = TfliteOpenDimensions(in.model);
+  if (auto warnings = BindTfliteOpenDimensions(in.model, load.dims)) {
+    in.warnings = std::move(*warnings);
+    for (std::string& w : ApplyShapeBindings(g, {}, load.shapes)) in.warnings.push_back(w);
+  } else {
+    in.warnings = ApplyShapeBindings(g, load.dims, load.shapes);
+  }
   for (const Subgraph& sg : g.subgraphs)
     for (const Operator& op : sg.ops) ++in.ops_by_type[op.type];
   const std::vector<TensorLifetime> lifetimes = TflmLifetimes(g);
@@ -220,6 +229,15 @@ Json InspectionJson(const std::string& input, const Inspection& in) {
                        {"likely_shape", t.likely_shape}});
   }
   j["unsized"] = std::move(unsized);
+  Json open = Json::array();
+  for (const TfliteOpenDimension& d : in.open)
+    open.push_back({{"name", d.name},
+                    {"input", PrintableText(At(g, {0, d.tensor}).name)},
+                    {"tensor", d.tensor},
+                    {"axis", d.axis},
+                    {"stored", d.stored}});
+  j["open_dimensions"] = std::move(open);
+  j["batch_alias"] = TfliteHasBatchAlias(in.open);
   Json metadata = Json::array();
   for (const TfliteMetadata& m : in.model.metadata)
     metadata.push_back({{"name", m.name}, {"buffer", m.buffer}, {"bytes", m.bytes}});
@@ -268,6 +286,15 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
   for (const TensorRef r : in.unsized)
     out += fmt::format("unsized: '{}' (subgraph {}, tensor {}): {}\n", At(g, r).name, r.subgraph,
                        r.tensor, At(g, r).why_unsized);
+  if (!in.open.empty()) {
+    out += "open dimensions (--dim NAME=N):";
+    for (const TfliteOpenDimension& d : in.open)
+      out += fmt::format(" {} (stored {}),", d.name, d.stored);
+    out.pop_back();
+    out += TfliteHasBatchAlias(in.open)
+               ? fmt::format("; --dim {}=N binds them all\n", kTfliteBatchAlias)
+               : std::string("\n");
+  }
   for (const TfliteMetadata& m : in.model.metadata)
     out += fmt::format("metadata: '{}' (buffer {}, {} B)\n", m.name, m.buffer, m.bytes);
   if (const auto split = DescribeSplit(g))

@@ -42,6 +42,28 @@ struct TfliteMetadata {
   std::uint64_t bytes = 0;   // size of that buffer's data
 };
 
+// What shape propagation (tflite_shapes.h) reads from an operator's builtin options; the
+// fields an op's options do not have keep their defaults.
+struct TfliteOpOptions {
+  // CONV_2D, DEPTHWISE_CONV_2D and the 2-D pools: padding 0 = SAME, 1 = VALID, -1 = none.
+  std::int32_t padding = -1;
+  std::int32_t stride_w = 1, stride_h = 1;
+  std::int32_t dilation_w = 1, dilation_h = 1;
+  std::int32_t filter_w = 0, filter_h = 0;  // pools
+  bool keep_num_dims = false;               // FULLY_CONNECTED
+  bool keep_dims = false;                   // MEAN, SUM and the other reductions
+  std::int32_t axis = 0;                    // CONCATENATION, PACK, UNPACK
+  std::int32_t count = 0;                   // PACK values_count, UNPACK num
+  // RESHAPE new_shape (when `has_new_shape`), SQUEEZE squeeze_dims.
+  bool has_new_shape = false;
+  std::vector<std::int32_t> dims;
+  // STRIDED_SLICE.
+  std::int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0,
+               shrink_axis_mask = 0;
+  bool slice_offset = false;
+  bool adj_x = false, adj_y = false;  // BATCH_MATMUL
+};
+
 // What memplan reads from a .tflite file.
 struct TfliteModel {
   Graph graph;  // format "tflite"; source = the name given to the reader
@@ -53,7 +75,18 @@ struct TfliteModel {
   std::optional<OfflinePlan> offline_plan;  // when an OfflineMemoryAllocation entry exists
   // Per subgraph, per tensor: the Model.buffers index it refers to (for writers).
   std::vector<std::vector<std::uint32_t>> tensor_buffers;
+  // Per subgraph, per tensor: shape_signature as stored (-1 = open at run time); empty
+  // when the file has none.
+  std::vector<std::vector<std::vector<std::int64_t>>> shape_signatures;
+  // Per subgraph, per op: the options shape propagation reads.
+  std::vector<std::vector<TfliteOpOptions>> op_options;
+  // Per subgraph, per tensor: the values of a constant int32 or int64 tensor of at most
+  // kSmallConstantElements elements (shapes, axes, paddings), row-major; nullopt otherwise.
+  std::vector<std::vector<std::optional<std::vector<std::int64_t>>>> small_int_constants;
 };
+
+// Constants larger than this are never shape arguments worth reading.
+inline constexpr std::size_t kSmallConstantElements = 64;
 
 // Reads a model held in memory; `source` names it in messages. InputError for anything
 // that is not a well-formed TensorFlow Lite model.

@@ -64,6 +64,8 @@ class TfliteReader {
     for (flatbuffers::uoffset_t s = 0; s < subgraphs->size(); ++s) {
       out.tensor_buffers.emplace_back();
       out.graph.subgraphs.push_back(ReadSubgraph(s, *subgraphs->Get(s), out.tensor_buffers.back()));
+      ReadShapeFacts(*subgraphs->Get(s), out.graph.subgraphs.back(), out.tensor_buffers.back(),
+                     out);
     }
     ReadMetadata(out);
     ValidateGraph(out.graph);
@@ -287,6 +289,95 @@ class TfliteReader {
             fmt::format(" ({} give {})", likely->basis, ShapeText(tensor.likely_shape));
       }
     }
+  }
+
+  // What shape propagation needs beyond the graph: signatures, options, small constants.
+  void ReadShapeFacts(const fb::SubGraph& in, const Subgraph& sg,
+                      const std::vector<std::uint32_t>& buffers, TfliteModel& out) const {
+    auto& signatures = out.shape_signatures.emplace_back(sg.tensors.size());
+    auto& constants = out.small_int_constants.emplace_back(sg.tensors.size());
+    for (std::size_t t = 0; t < sg.tensors.size(); ++t) {
+      const fb::Tensor& tensor = *in.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+      if (const auto* sig = tensor.shape_signature())
+        signatures[t].assign(sig->begin(), sig->end());
+      constants[t] = SmallIntConstant(sg.tensors[t], buffers[t]);
+    }
+    auto& options = out.op_options.emplace_back();
+    if (const auto* ops = in.operators())
+      for (flatbuffers::uoffset_t i = 0; i < ops->size(); ++i)
+        options.push_back(ShapeOptions(*ops->Get(i)));
+  }
+
+  std::optional<std::vector<std::int64_t>> SmallIntConstant(const Tensor& t,
+                                                            std::uint32_t buffer) const {
+    if (!t.is_constant || !t.bytes) return std::nullopt;
+    const bool wide = t.type == DataType::kInt64;
+    if (!wide && t.type != DataType::kInt32) return std::nullopt;
+    const auto elements = ShapeElements(t.shape);
+    if (!elements || *elements > kSmallConstantElements) return std::nullopt;
+    const Bytes8 data = BufferData(buffer);
+    const std::size_t width = wide ? 8 : 4;
+    if (data.size() < *elements * width) return std::nullopt;  // too short: not a usable value
+    std::vector<std::int64_t> values;
+    for (std::size_t k = 0; k < *elements; ++k) {
+      std::uint64_t v = 0;
+      for (std::size_t b = 0; b < width; ++b)  // little-endian, as the format stores it
+        v |= static_cast<std::uint64_t>(data[k * width + b]) << (8 * b);
+      values.push_back(wide ? static_cast<std::int64_t>(v)
+                            : static_cast<std::int32_t>(static_cast<std::uint32_t>(v)));
+    }
+    return values;
+  }
+
+  static TfliteOpOptions ShapeOptions(const fb::Operator& op) {
+    TfliteOpOptions o;
+    if (const auto* c = op.builtin_options_as_Conv2DOptions()) {
+      o.padding = static_cast<std::int32_t>(c->padding());
+      o.stride_w = c->stride_w();
+      o.stride_h = c->stride_h();
+      o.dilation_w = c->dilation_w_factor();
+      o.dilation_h = c->dilation_h_factor();
+    } else if (const auto* d = op.builtin_options_as_DepthwiseConv2DOptions()) {
+      o.padding = static_cast<std::int32_t>(d->padding());
+      o.stride_w = d->stride_w();
+      o.stride_h = d->stride_h();
+      o.dilation_w = d->dilation_w_factor();
+      o.dilation_h = d->dilation_h_factor();
+    } else if (const auto* p = op.builtin_options_as_Pool2DOptions()) {
+      o.padding = static_cast<std::int32_t>(p->padding());
+      o.stride_w = p->stride_w();
+      o.stride_h = p->stride_h();
+      o.filter_w = p->filter_width();
+      o.filter_h = p->filter_height();
+    } else if (const auto* f = op.builtin_options_as_FullyConnectedOptions()) {
+      o.keep_num_dims = f->keep_num_dims();
+    } else if (const auto* cat = op.builtin_options_as_ConcatenationOptions()) {
+      o.axis = cat->axis();
+    } else if (const auto* r = op.builtin_options_as_ReshapeOptions()) {
+      o.has_new_shape = r->new_shape() != nullptr;
+      o.dims = Ints(r->new_shape());
+    } else if (const auto* red = op.builtin_options_as_ReducerOptions()) {
+      o.keep_dims = red->keep_dims();
+    } else if (const auto* sq = op.builtin_options_as_SqueezeOptions()) {
+      o.dims = Ints(sq->squeeze_dims());
+    } else if (const auto* ss = op.builtin_options_as_StridedSliceOptions()) {
+      o.begin_mask = ss->begin_mask();
+      o.end_mask = ss->end_mask();
+      o.ellipsis_mask = ss->ellipsis_mask();
+      o.new_axis_mask = ss->new_axis_mask();
+      o.shrink_axis_mask = ss->shrink_axis_mask();
+      o.slice_offset = ss->offset();
+    } else if (const auto* pk = op.builtin_options_as_PackOptions()) {
+      o.axis = pk->axis();
+      o.count = pk->values_count();
+    } else if (const auto* up = op.builtin_options_as_UnpackOptions()) {
+      o.axis = up->axis();
+      o.count = up->num();
+    } else if (const auto* bmm = op.builtin_options_as_BatchMatMulOptions()) {
+      o.adj_x = bmm->adj_x();
+      o.adj_y = bmm->adj_y();
+    }
+    return o;
   }
 
   void ReadMetadata(TfliteModel& out) const {

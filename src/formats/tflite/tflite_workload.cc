@@ -6,6 +6,7 @@
 #include "memplan/lifetimes.h"
 #include "memplan/shape_binding.h"
 #include "memplan/tflite.h"
+#include "memplan/tflite_shapes.h"
 
 namespace memplan {
 
@@ -23,7 +24,16 @@ Workload TfliteWorkload(TfliteModel model, std::string_view spec, const LoadOpti
     throw InputError(fmt::format("{}: the {} metadata is unusable: {}", spec, kOfflinePlanMetadata,
                                  model.offline_plan->problem));
   if (accounting == Accounting::kIntermediatesOnly) model.graph.fixed_offsets.clear();
-  std::vector<std::string> notes = ApplyShapeBindings(model.graph, options.dims, options.shapes);
+  // A model with open (-1) input dimensions binds them by name and propagates the shapes;
+  // any other model binds --dim as before (a leading -1 in a stored shape).
+  std::vector<std::string> notes;
+  if (auto warnings = BindTfliteOpenDimensions(model, options.dims)) {
+    notes = std::move(*warnings);
+    for (std::string& n : ApplyShapeBindings(model.graph, {}, options.shapes))
+      notes.push_back(std::move(n));
+  } else {
+    notes = ApplyShapeBindings(model.graph, options.dims, options.shapes);
+  }
   const std::string sized = SizeKernelSizedOutputs(model.graph, options.kernel_sized);
   if (!sized.empty()) notes.push_back("note: " + sized);
   Workload w;

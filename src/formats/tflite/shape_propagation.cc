@@ -1,0 +1,175 @@
+// .tflite resizing: the open dimensions of the inputs, their names, and shape propagation
+// through subgraph 0 (docs/tflite-shapes.md). The shape_signature of every tensor that has
+// one checks each computed shape, so a wrong rule stops the resize instead of planning a
+// wrong size.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "memplan/error.h"
+#include "memplan/text.h"
+#include "memplan/tflite_shapes.h"
+#include "src/formats/tflite/shape_rules.h"
+
+namespace memplan {
+
+namespace {
+
+using tflite_internal::RuleInput;
+using tflite_internal::Shape;
+
+// A computed shape agrees with a signature when the ranks match and every fixed size does.
+bool Agrees(const Shape& shape, const std::vector<std::int64_t>& signature) {
+  if (signature.size() != shape.size()) return false;
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    if (signature[k] >= 0 && signature[k] != shape[k]) return false;
+  return true;
+}
+
+void SetShape(Tensor& t, Shape shape, const std::string& where) {
+  if (t.shape == shape && t.bytes) return;
+  t.shape = std::move(shape);
+  if (!DataTypeBits(t.type)) return;  // strings and resources stay sized at run time
+  if (std::any_of(t.shape.begin(), t.shape.end(), [](std::int64_t d) { return d < 0; })) {
+    t.bytes.reset();
+    t.why_unsized =
+        fmt::format("shape {} has dimensions known only at run time", ShapeText(t.shape));
+    return;
+  }
+  const auto elements = ShapeElements(t.shape);
+  const auto bytes = elements ? TensorBytes(t.type, *elements) : std::nullopt;
+  if (!bytes || *bytes > (Bytes{1} << 56))
+    throw InputError(fmt::format("{}: tensor '{}' of shape {} would take more than 2^56 bytes",
+                                 where, t.name, ShapeText(t.shape)));
+  t.bytes = bytes;
+  t.why_unsized.clear();
+  t.likely_shape.clear();
+}
+
+}  // namespace
+
+std::vector<TfliteOpenDimension> TfliteOpenDimensions(const TfliteModel& model) {
+  std::vector<TfliteOpenDimension> open;
+  if (model.graph.subgraphs.empty() || model.shape_signatures.empty()) return open;
+  const Subgraph& sg = model.graph.subgraphs[0];
+  for (const std::int32_t t : sg.inputs) {
+    if (t < 0 || static_cast<std::size_t>(t) >= sg.tensors.size()) continue;
+    const Tensor& tensor = sg.tensors[static_cast<std::size_t>(t)];
+    const auto& signature = model.shape_signatures[0][static_cast<std::size_t>(t)];
+    // Only a signature of the stored rank describes the stored shape's dimensions.
+    if (signature.size() != tensor.shape.size() || tensor.is_constant) continue;
+    for (std::size_t axis = 0; axis < signature.size(); ++axis)
+      if (signature[axis] == -1)
+        open.push_back(
+            {PrintableText(fmt::format("{}:{}", tensor.name, axis)), t, axis, tensor.shape[axis]});
+  }
+  return open;
+}
+
+bool TfliteHasBatchAlias(const std::vector<TfliteOpenDimension>& open) {
+  return !open.empty() && std::all_of(open.begin(), open.end(),
+                                      [](const TfliteOpenDimension& d) { return d.axis == 0; });
+}
+
+void PropagateTfliteShapes(
+    TfliteModel& model,
+    const std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>>& input_shapes) {
+  Subgraph& sg = model.graph.subgraphs.at(0);
+  const std::string& source = model.graph.source;
+  const auto& signatures = model.shape_signatures.at(0);
+  const auto& options = model.op_options.at(0);
+  std::vector<Shape> shapes;
+  shapes.reserve(sg.tensors.size());
+  for (const Tensor& t : sg.tensors) shapes.push_back(t.shape);
+  std::vector<std::optional<std::vector<std::int64_t>>> values = model.small_int_constants.at(0);
+  for (const auto& [t, shape] : input_shapes) {
+    shapes.at(static_cast<std::size_t>(t)) = shape;
+    values.at(static_cast<std::size_t>(t)).reset();
+  }
+  for (std::size_t i = 0; i < sg.ops.size(); ++i) {
+    const Operator& op = sg.ops[i];
+    const auto label = [&](std::size_t output) {
+      const std::int32_t t = output < op.outputs.size() ? op.outputs[output] : -1;
+      return fmt::format("{}: cannot resize: op {} ({}), output tensor {}{}", source, i, op.type, t,
+                         t >= 0 ? fmt::format(" '{}'", sg.tensors[static_cast<std::size_t>(t)].name)
+                                : std::string());
+    };
+    std::vector<RuleInput> inputs;
+    for (const std::int32_t t : op.inputs) {
+      if (t < 0) {
+        inputs.push_back(RuleInput{false, {}, std::nullopt});
+        continue;
+      }
+      inputs.push_back(RuleInput{true, shapes[static_cast<std::size_t>(t)],
+                                 values[static_cast<std::size_t>(t)]});
+    }
+    std::vector<tflite_internal::RuleOutput> outs;
+    try {
+      outs = tflite_internal::OutputShapes(op.type, options.at(i), inputs, op.outputs.size());
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", label(0), e.what()));
+    }
+    for (std::size_t k = 0; k < op.outputs.size(); ++k) {
+      const std::int32_t t = op.outputs[k];
+      if (t < 0) continue;
+      for (const std::int64_t d : outs[k].shape)
+        if (d < -1 || d > (std::int64_t{1} << 56))
+          throw InputError(fmt::format("{}: the rule gives shape {}, which is absurd", label(k),
+                                       ShapeText(outs[k].shape)));
+      const auto& signature = signatures[static_cast<std::size_t>(t)];
+      if (!signature.empty() && !Agrees(outs[k].shape, signature))
+        throw InputError(
+            fmt::format("{}: the rule gives shape {}, which contradicts its shape_signature {}",
+                        label(k), ShapeText(outs[k].shape), ShapeText(signature)));
+      shapes[static_cast<std::size_t>(t)] = std::move(outs[k].shape);
+      values[static_cast<std::size_t>(t)] = std::move(outs[k].values);
+    }
+  }
+  for (std::size_t t = 0; t < sg.tensors.size(); ++t)
+    if (!sg.tensors[t].is_constant) SetShape(sg.tensors[t], std::move(shapes[t]), source);
+}
+
+std::optional<std::vector<std::string>> BindTfliteOpenDimensions(
+    TfliteModel& model, const std::vector<std::pair<std::string, std::int64_t>>& dims) {
+  const std::vector<TfliteOpenDimension> open = TfliteOpenDimensions(model);
+  if (open.empty()) return std::nullopt;
+  const bool alias = TfliteHasBatchAlias(open);
+  std::vector<std::optional<std::int64_t>> bound(open.size());
+  std::vector<std::string> warnings;
+  for (const auto& [name, value] : dims) {
+    if (value < 0) throw UsageError(fmt::format("--dim {}={}: the size is negative", name, value));
+    bool used = false;
+    for (std::size_t k = 0; k < open.size(); ++k)
+      if (open[k].name == name || (alias && name == kTfliteBatchAlias)) {
+        bound[k] = value;
+        used = true;
+      }
+    if (used) continue;
+    std::vector<std::string> names;
+    for (const TfliteOpenDimension& d : open) names.push_back(d.name);
+    warnings.push_back(fmt::format(
+        "warning: --dim {}={} binds nothing in {}: its open dimensions are {}{}; ignored", name,
+        value, model.graph.source, fmt::join(names, ", "),
+        alias ? fmt::format(" ({} binds them all)", kTfliteBatchAlias) : std::string()));
+  }
+  if (std::none_of(bound.begin(), bound.end(), [](const auto& b) { return b.has_value(); }))
+    return warnings;
+  std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>> inputs;
+  for (std::size_t k = 0; k < open.size(); ++k) {
+    if (!bound[k]) continue;
+    auto it = std::find_if(inputs.begin(), inputs.end(),
+                           [&](const auto& in) { return in.first == open[k].tensor; });
+    if (it == inputs.end()) {
+      inputs.emplace_back(
+          open[k].tensor,
+          model.graph.subgraphs[0].tensors[static_cast<std::size_t>(open[k].tensor)].shape);
+      it = inputs.end() - 1;
+    }
+    it->second[open[k].axis] = *bound[k];
+  }
+  PropagateTfliteShapes(model, inputs);
+  return warnings;
+}
+
+}  // namespace memplan
