@@ -13,8 +13,11 @@
 
 #include "memplan/bounds.h"
 #include "memplan/cpu_arena_planner.h"
+#include "memplan/error.h"
+#include "memplan/offsets.h"
 #include "memplan/plan.h"
 #include "src/cpuplan/layout_bound.h"
+#include "src/cpuplan/scan_fit.h"
 
 namespace memplan {
 namespace {
@@ -295,6 +298,63 @@ TEST(CpuPlannerTfliteBound, SweepLowerBoundEqualsOffsetsLowerBound) {
     }
     EXPECT_EQ(cpuplan::SweepLowerBound(p.records, p.alignment), OffsetsLowerBound(p)) << k;
   }
+}
+
+Problem RandomProblem(std::mt19937_64& rng, bool with_fixed) {
+  Problem p;
+  p.alignment = Bytes{1} << (rng() % 7);
+  const int n = static_cast<int>(rng() % 80);
+  for (int i = 0; i < n; ++i) {
+    const Step first = static_cast<Step>(rng() % 40);
+    p.records.push_back(
+        {rng() % 7 == 0 ? 0 : 1 + rng() % 300, first, first + static_cast<Step>(rng() % 12)});
+  }
+  if (with_fixed && n > 0) {
+    // A valid layout of a prefix stays fixed (as the kept offsets of a re-plan).
+    Problem prefix;
+    prefix.alignment = p.alignment;
+    const auto kept = static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(n));
+    prefix.records.assign(p.records.begin(), p.records.begin() + static_cast<long>(kept));
+    const OffsetPlan plan = PlanOffsets(prefix, "greedy_by_size");
+    p.fixed_offsets.assign(p.records.size(), std::nullopt);
+    for (std::size_t i = 0; i < kept; ++i) p.fixed_offsets[i] = plan.offsets[i];
+  }
+  return p;
+}
+
+TEST(CpuPlannerScanFit, SameOffsetsAsTheIndexedStrategies) {
+  std::mt19937_64 rng(23);
+  for (int k = 0; k < 400; ++k) {
+    const Problem p = RandomProblem(rng, k % 2 == 1);
+    const OffsetPlan greedy = cpuplan::PlaceByScan(p, cpuplan::GreedyBySizeOrder(p), false);
+    EXPECT_EQ(greedy.offsets, PlanGreedyBySize(p).offsets) << k;
+    EXPECT_EQ(greedy.arena_bytes, PlanGreedyBySize(p).arena_bytes) << k;
+    if (!p.fixed_offsets.empty()) continue;
+    std::vector<std::size_t> order(p.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    EXPECT_EQ(cpuplan::PlaceByScan(p, order, true).offsets, PlanTfliteCpuInCallOrder(p).offsets)
+        << k;
+  }
+}
+
+TEST(CpuPlannerScanFit, SweepVerificationAgreesWithFindViolations) {
+  std::mt19937_64 rng(29);
+  std::size_t rejected = 0;
+  for (int k = 0; k < 400; ++k) {
+    const Problem p = RandomProblem(rng, false);
+    OffsetPlan plan = PlanGreedyBySize(p);
+    if (k % 2 == 1 && !plan.offsets.empty()) {  // move one record: often an overlap
+      plan.offsets[rng() % plan.offsets.size()] = p.alignment * (rng() % 8);
+      plan.arena_bytes = ArenaBytes(p, plan.offsets);
+    }
+    const bool valid = FindViolations(p, plan, 1).empty();
+    rejected += valid ? 0 : 1;
+    if (valid)
+      EXPECT_NO_THROW(cpuplan::VerifyBySweep(p, plan)) << k;
+    else
+      EXPECT_THROW(cpuplan::VerifyBySweep(p, plan), InternalError) << k;
+  }
+  EXPECT_GT(rejected, 50u);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "memplan/plan.h"
 #include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/planner_impl.h"
+#include "src/cpuplan/scan_fit.h"
 #include "src/cpuplan/tflite_order.h"
 
 namespace memplan {
@@ -23,6 +24,8 @@ using cpuplan::Layout;
 using cpuplan::Placement;
 
 namespace {
+
+constexpr Bytes kUnknown = ~Bytes{0};
 
 // A strategy by name, run without PlanOffsets' own validation and verification: the caller
 // validates the problem once and verifies only the plan it keeps.
@@ -35,6 +38,27 @@ OffsetPlan RunStrategy(const Problem& problem, const std::string& name) {
 }
 
 }  // namespace
+
+OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
+                                                  const std::vector<std::int32_t>& free) const {
+  // TensorFlow Lite places in its own order.
+  std::vector<std::size_t> order(free.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  cpuplan::SortInTfliteOrder(order, free, graph_, alloc_node_, dealloc_node_);
+  if (problem.size() <= cpuplan::kScanRecords) return cpuplan::PlaceByScan(problem, order, true);
+  // The indexed strategy places in record order: the records in that order, the offsets back.
+  Problem sorted;
+  sorted.alignment = problem.alignment;
+  sorted.records.reserve(order.size());
+  for (const std::size_t k : order) sorted.records.push_back(problem.records[k]);
+  const OffsetPlan placed = PlanTfliteCpuInCallOrder(sorted);
+  OffsetPlan plan;
+  plan.strategy = "tflite_cpu";
+  plan.arena_bytes = placed.arena_bytes;
+  plan.offsets.resize(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) plan.offsets[order[i]] = placed.offsets[i];
+  return plan;
+}
 
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
   const bool unchanged =
@@ -138,7 +162,6 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     range_first = std::min(range_first, alloc_node_[t]);
     if (layout->placement[t].size == 0) reach = std::min(reach, alloc_node_[t]);
   }
-  cpuplan::SortInTfliteOrder(range, graph_, alloc_node_, dealloc_node_);
   const auto end = static_cast<Step>(graph_.nodes.size());
 
   // One way to re-plan: the range's tensors first used from node `from` on, placed around
@@ -150,9 +173,10 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     std::size_t fixed = 0;
     Bytes high_water = 0;
     bool tflite_candidate = false;  // planned from nothing, TensorFlow Lite's order among
+    Bytes bound = kUnknown;         // the lower bound of the whole layout, when known
   };
   auto plan_from = [&](std::int32_t from) {
-    Replan out{from, layout->placement, 0, 0, 0, false};
+    Replan out{from, layout->placement, 0, 0, 0, false, kUnknown};
     std::vector<std::int32_t> free;
     for (const std::int32_t t : range)
       if (alloc_node_[t] >= from) free.push_back(t);
@@ -180,23 +204,31 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     if (!free.empty()) {
       if (out.fixed == 0) problem.fixed_offsets.clear();
       Validate(problem);
-      // Around kept offsets: the cheap re-plan strategy alone. From nothing: TensorFlow Lite's
-      // placement (the free records are in its order) and the cheap strategy; the full
-      // strategy only when neither came within good_enough of the lower bound.
-      OffsetPlan chosen = RunStrategy(problem, options_.replan_strategy);
+      // Around kept offsets: the cheap re-plan strategy alone. From nothing: the cheap
+      // strategy, then (unless it met the lower bound) TensorFlow Lite's placement, then the
+      // full strategy only when neither came within good_enough of the bound.
+      OffsetPlan chosen =
+          options_.replan_strategy == "greedy_by_size" && problem.size() <= cpuplan::kScanRecords
+              ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
+              : RunStrategy(problem, options_.replan_strategy);
       if (out.fixed == 0) {
-        OffsetPlan tflite = PlanTfliteCpuInCallOrder(problem);
-        if (tflite.arena_bytes <= chosen.arena_bytes) chosen = std::move(tflite);
-        out.tflite_candidate = true;
+        const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
+        out.bound = bound;
+        if (chosen.arena_bytes > bound) {
+          OffsetPlan tflite = TflitePlacement(problem, free);
+          if (tflite.arena_bytes <= chosen.arena_bytes) chosen = std::move(tflite);
+          out.tflite_candidate = true;
+        }
         const double slack = previous ? options_.replan_good_enough : options_.good_enough;
-        const double bound =
-            static_cast<double>(cpuplan::SweepLowerBound(problem.records, problem.alignment));
-        if (static_cast<double>(chosen.arena_bytes) > bound * slack) {
+        // A re-plan skips the full strategy once it failed to beat the cheap plans.
+        if (static_cast<double>(chosen.arena_bytes) > static_cast<double>(bound) * slack &&
+            (!previous || strategy_helped_)) {
           OffsetPlan full = PlanOffsets(problem, options_.strategy);  // verified inside
-          if (full.arena_bytes < chosen.arena_bytes) chosen = std::move(full);
+          strategy_helped_ = full.arena_bytes < chosen.arena_bytes;
+          if (strategy_helped_) chosen = std::move(full);
         }
       }
-      VerifyOrThrow(problem, chosen);
+      cpuplan::VerifyBySweep(problem, chosen);
       for (std::size_t k = 0; k < free.size(); ++k) {
         const std::int32_t t = free[k];
         out.placement[t] = {chosen.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
@@ -209,22 +241,28 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
       out.high_water = std::max(out.high_water, p.offset + p.size);
       placements += p.size > 0 ? 1 : 0;
     }
-    // TensorFlow Lite's own plan only when the layout holds nothing else.
+    // TensorFlow Lite's own plan, and the problem's bound, only when the layout holds
+    // nothing else.
     out.tflite_candidate = out.tflite_candidate && placements == free.size();
+    if (placements != free.size()) out.bound = kUnknown;
     return out;
   };
 
   bool tflite_was_candidate = false;
+  Bytes layout_bound = kUnknown;
   if (reach != std::numeric_limits<std::int32_t>::max()) {
     Replan chosen = plan_from(reach);
-    if (chosen.fixed > 0 && reach > range_first &&
-        chosen.high_water >
-            cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment)) {
-      // Kept offsets cost something (the arena is above the bound): the whole range is
-      // planned again too, and the smaller kept, so a re-plan is never above a whole one.
-      Replan again = plan_from(range_first);
-      if (again.high_water < chosen.high_water) chosen = std::move(again);
+    if (chosen.fixed > 0 && reach > range_first) {
+      chosen.bound =
+          cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment);
+      if (chosen.high_water > chosen.bound) {
+        // Kept offsets cost something (the arena is above the bound): the whole range is
+        // planned again too, and the smaller kept, so a re-plan is never above a whole one.
+        Replan again = plan_from(range_first);
+        if (again.high_water < chosen.high_water) chosen = std::move(again);
+      }
     }
+    layout_bound = chosen.bound;
     layout->placement = std::move(chosen.placement);
     stats_.placed = chosen.placed;
     stats_.kept = chosen.fixed;
@@ -233,7 +271,7 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
   }
   for (const Placement& p : layout->placement)
     layout->high_water = std::max(layout->high_water, p.offset + p.size);
-  CheckAgainstTflite(*layout, tflite_was_candidate);
+  CheckAgainstTflite(*layout, tflite_was_candidate, layout_bound);
   layout->id =
       cpuplan::Mix(cpuplan::LayoutCache::Hash({first, last, 0, 0}, signature_) ^
                    cpuplan::Mix(previous ? previous->id : 0) ^ cpuplan::Mix(shadow_.path() + 3));
@@ -245,9 +283,11 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
 // keeps a shrunk tensor's larger place, never lowers its high-water mark before a reset, and
 // drops a share for good where this layout may share again), so a valid plan of its is never
 // below the lower bound of this layout's records.
-void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_candidate) {
-  if (layout.high_water <=
-      cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment)) {
+void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_candidate,
+                                               Bytes bound) {
+  if (bound == kUnknown)
+    bound = cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment);
+  if (layout.high_water <= bound) {
     layout.check = CpuTfliteCheck::kAtBound;
     return;
   }

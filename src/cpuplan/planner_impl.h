@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "memplan/cpu_arena_planner.h"
+#include "memplan/plan.h"
 #include "src/cpuplan/layout_cache.h"
 #include "src/cpuplan/simple_arena.h"
 #include "src/cpuplan/tflite_shadow.h"
@@ -67,6 +68,9 @@ class CpuArenaPlanner::Impl {
   std::shared_ptr<const cpuplan::ShapeSignature> logged_shapes_;
   // tflite_cpu mode as a replay (TfliteShadow): plans, but allocates no buffers.
   bool plan_only_ = false;
+  // kMemplan: whether `strategy` beat the cheap plans the last time it ran (a re-plan runs
+  // it only then).
+  bool strategy_helped_ = true;
 
  private:
   void GrowTables();
@@ -93,7 +97,11 @@ class CpuArenaPlanner::Impl {
   std::vector<UsageRecord> RecordsOf(const std::vector<cpuplan::Placement>& placement) const;
   // Makes sure `layout` is no larger than TensorFlow Lite's plan after the same calls
   // (docs/cpu-planner.md, "Never above TensorFlow Lite"); sets layout.check.
-  void CheckAgainstTflite(cpuplan::Layout& layout, bool tflite_was_candidate);
+  // `bound`: the lower bound of the layout's records when known (else ~0).
+  void CheckAgainstTflite(cpuplan::Layout& layout, bool tflite_was_candidate, Bytes bound);
+  // TensorFlow Lite's placement of a problem without fixed records whose record k is tensor
+  // free[k] (records in its order, offsets returned in the problem's).
+  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free) const;
 
   std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
   std::uint32_t epoch_ = 0;
