@@ -26,6 +26,9 @@ using cpuplan::Placement;
 namespace {
 
 constexpr Bytes kUnknown = ~Bytes{0};
+// After the cheap strategy lost to TensorFlow Lite's placement, it runs again on every
+// kRecheck-th plan from nothing (shapes drift; it may win again).
+constexpr std::uint32_t kRecheck = 8;
 
 // A strategy by name, run without PlanOffsets' own validation and verification: the caller
 // validates the problem once and verifies only the plan it keeps.
@@ -207,17 +210,38 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
       // Around kept offsets: the cheap re-plan strategy alone. From nothing: the cheap
       // strategy, then (unless it met the lower bound) TensorFlow Lite's placement, then the
       // full strategy only when neither came within good_enough of the bound.
-      OffsetPlan chosen =
-          options_.replan_strategy == "greedy_by_size" && problem.size() <= cpuplan::kScanRecords
-              ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
-              : RunStrategy(problem, options_.replan_strategy);
-      if (out.fixed == 0) {
+      auto cheap = [&] {
+        return options_.replan_strategy == "greedy_by_size" &&
+                       problem.size() <= cpuplan::kScanRecords
+                   ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
+                   : RunStrategy(problem, options_.replan_strategy);
+      };
+      OffsetPlan chosen;
+      if (out.fixed > 0) {
+        chosen = cheap();
+      } else {
         const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
         out.bound = bound;
-        if (chosen.arena_bytes > bound) {
-          OffsetPlan tflite = TflitePlacement(problem, free);
-          if (tflite.arena_bytes <= chosen.arena_bytes) chosen = std::move(tflite);
+        // The candidate that won the last plan goes first; the other runs when it missed the
+        // bound. TensorFlow Lite's placement always runs then (it is what proves the arena no
+        // larger than TensorFlow Lite's); the cheap strategy, after it lost, only on every
+        // kRecheck-th such plan.
+        if (cheap_won_ || !previous) {
+          chosen = cheap();
+          if (chosen.arena_bytes > bound) {
+            OffsetPlan tflite = TflitePlacement(problem, free);
+            out.tflite_candidate = true;
+            cheap_won_ = chosen.arena_bytes < tflite.arena_bytes;
+            if (!cheap_won_) chosen = std::move(tflite);
+          }
+        } else {
+          chosen = TflitePlacement(problem, free);
           out.tflite_candidate = true;
+          if (chosen.arena_bytes > bound && ++cheap_skipped_ % kRecheck == 0) {
+            OffsetPlan other = cheap();
+            cheap_won_ = other.arena_bytes < chosen.arena_bytes;
+            if (cheap_won_) chosen = std::move(other);
+          }
         }
         const double slack = previous ? options_.replan_good_enough : options_.good_enough;
         // A re-plan skips the full strategy once it failed to beat the cheap plans.
