@@ -16,7 +16,7 @@
 namespace memplan::cpuplan {
 
 // Above this many records the indexed strategies are faster than a scan.
-inline constexpr std::size_t kScanRecords = 192;
+inline constexpr std::size_t kScanRecords = 64;
 
 // Fixed records where they are, then `order` (records without a fixed offset) one at a time.
 // tflite_fit: SimpleMemoryArena's rule (aligned candidate starts, fit measured from the
