@@ -111,6 +111,7 @@ std::vector<UsageRecord> CpuArenaPlanner::Impl::RecordsOf(
     const std::vector<Placement>& placement) const {
   const auto end = static_cast<Step>(graph_.nodes.size());
   std::vector<UsageRecord> records;
+  records.reserve(placement.size());
   for (const Placement& p : placement)
     if (p.size > 0)
       records.push_back(
@@ -177,9 +178,10 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     Bytes high_water = 0;
     bool tflite_candidate = false;  // planned from nothing, TensorFlow Lite's order among
     Bytes bound = kUnknown;         // the lower bound of the whole layout, when known
+    Bytes problem_bound = 0;        // around kept offsets: the bound of the problem's records
   };
   auto plan_from = [&](std::int32_t from) {
-    Replan out{from, layout->placement, 0, 0, 0, false, kUnknown};
+    Replan out{from, layout->placement, 0, 0, 0, false, kUnknown, 0};
     std::vector<std::int32_t> free;
     for (const std::int32_t t : range)
       if (alloc_node_[t] >= from) free.push_back(t);
@@ -219,6 +221,9 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
       OffsetPlan chosen;
       if (out.fixed > 0) {
         chosen = cheap();
+        // The records here are every one alive from `from` on, so their bound is at most the
+        // whole layout's: an arena at this bound is at the whole layout's bound.
+        out.problem_bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
       } else {
         const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
         out.bound = bound;
@@ -278,7 +283,9 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     Replan chosen = plan_from(reach);
     if (chosen.fixed > 0 && reach > range_first) {
       chosen.bound =
-          cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment);
+          chosen.high_water <= chosen.problem_bound
+              ? chosen.high_water
+              : cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment);
       if (chosen.high_water > chosen.bound) {
         // Kept offsets cost something (the arena is above the bound): the whole range is
         // planned again too, and the smaller kept, so a re-plan is never above a whole one.
