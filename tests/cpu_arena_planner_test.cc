@@ -309,8 +309,8 @@ TEST(CpuArenaPlanner, GrownTensorWithoutResetOverlapsOnlyInTfliteMode) {
 
 // Random engines: resizes, resets, partial ranges and memory release in a seeded order. After
 // every call the memplan mode's layout has no overlap and every arena tensor has memory; a
-// plan from node 0 is never above tflite_cpu's for the same shapes (a re-plan that keeps
-// earlier offsets may be: docs/cpu-planner.md).
+// plan from node 0 is never above tflite_cpu's for the same shapes (every call, whatever the
+// sequence: tests/cpu_planner_tflite_bound_test.cc).
 TEST(CpuArenaPlanner, RandomCallSequencesKeepTheMemplanLayoutSound) {
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     SCOPED_TRACE(seed);

@@ -94,7 +94,10 @@ struct CpuPlannerOptions {
   std::string replan_strategy = "greedy_by_size";
   // kMemplan: a range planned from nothing keeps the cheap plans (TensorFlow Lite's order,
   // replan_strategy) when one is within this factor of the lower bound; else `strategy` runs.
+  // The first plan after PlanAllocations uses good_enough, a re-plan after a resize (an
+  // earlier layout exists) replan_good_enough: a resize should cost a cheap plan.
   double good_enough = 1.01;
+  double replan_good_enough = 1.05;
   // kMemplan: layouts kept per shape signature; 0 turns the cache off.
   std::size_t cache_capacity = 64;
   // Called each time an arena buffer is allocated or freed (a profiler's hook).
@@ -108,6 +111,17 @@ struct CpuLifetime {
   std::optional<std::int32_t> last;
 };
 
+// How the memplan mode knows its main arena is no larger than TensorFlow Lite's planner's
+// after the same calls (docs/cpu-planner.md, "Never above TensorFlow Lite").
+enum class CpuTfliteCheck : std::uint8_t {
+  kNone,             // tflite_cpu mode, or no check possible (ReplaceGraph, no PlanAllocations)
+  kAtBound,          // the arena is the lower bound of its tensors: no valid plan is smaller
+  kTfliteCandidate,  // planned from nothing with TensorFlow Lite's own placement as a candidate
+  kReplayed,         // TensorFlow Lite's calls were replayed: its arena is no smaller
+  kTookTflite,       // ours was larger: TensorFlow Lite's placement was taken instead
+  kTfliteOverlaps,   // ours was larger, and TensorFlow Lite's placement overlaps (its quirks)
+};
+
 // What the last ExecuteAllocations did.
 struct CpuPlanStats {
   bool unchanged = false;  // nothing changed since the same call: nothing was done
@@ -116,6 +130,7 @@ struct CpuPlanStats {
   std::size_t kept = 0;    // kMemplan: tensors whose earlier offsets were kept fixed
   std::int32_t first_replanned_node = -1;  // kMemplan: where the re-plan started (-1: none)
   Bytes planned_bytes = 0;                 // the main arena's plan (high-water mark)
+  CpuTfliteCheck tflite_check = CpuTfliteCheck::kNone;  // kMemplan: see CpuTfliteCheck
 };
 
 class CpuArenaPlanner {

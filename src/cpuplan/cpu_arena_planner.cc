@@ -142,6 +142,7 @@ void CpuArenaPlanner::Impl::ResetAllocations() {
   last_active_node_ = kEndOfRun;
   if (layout_) hint_ = layout_;
   layout_.reset();
+  if (options_.mode == CpuPlannerMode::kMemplan) shadow_.Reset();
   ++version_;
 }
 
@@ -150,6 +151,7 @@ void CpuArenaPlanner::Impl::ResetAllocationsAfter(std::int32_t node) {
     ResetAfterTflite(node);
   else
     ResetAfterMemplan(node);
+  if (options_.mode == CpuPlannerMode::kMemplan) shadow_.ResetAfter(node);
   last_active_node_ = node;
   ++version_;
 }
@@ -199,6 +201,7 @@ void CpuArenaPlanner::Impl::ReplaceGraph(CpuGraph graph) {
   std::fill(data_.begin(), data_.end(), nullptr);
   layout_.reset();
   hint_.reset();
+  shadow_.Forget();
   if (!tables_stale_) GrowTables();
   cache_.Clear();
   ++version_;

@@ -57,27 +57,26 @@ std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shap
   return Mix(
       shapes.hash() ^
       Mix(static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last)) ^
-      Mix(key.base + 7));
+      Mix(key.base + 7) ^ Mix(key.path + 13));
 }
 
-std::shared_ptr<const Layout> LayoutCache::Find(const LayoutKey& key,
-                                                const ShapeSignature& shapes) const {
+const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes) const {
   if (capacity_ == 0) return nullptr;
   const auto [from, to] = entries_.equal_range(Hash(key, shapes));
   for (auto it = from; it != to; ++it) {
     const Entry& e = it->second;
     if (e.key.first == key.first && e.key.last == key.last && e.key.base == key.base &&
-        e.shapes == shapes)
-      return e.layout;
+        e.key.path == key.path && *e.value.shapes == shapes)
+      return &e.value;
   }
   return nullptr;
 }
 
-void LayoutCache::Insert(const LayoutKey& key, const ShapeSignature& shapes,
+void LayoutCache::Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignature> shapes,
                          std::shared_ptr<const Layout> layout) {
   if (capacity_ == 0) return;
-  const std::uint64_t hash = Hash(key, shapes);
-  entries_.emplace(hash, Entry{key, shapes, std::move(layout)});
+  const std::uint64_t hash = Hash(key, *shapes);
+  entries_.emplace(hash, Entry{key, {std::move(layout), std::move(shapes)}});
   order_.push_back(hash);
   while (order_.size() > capacity_) {
     // An entry with the oldest hash (one hash rarely has two entries).

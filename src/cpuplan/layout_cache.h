@@ -17,6 +17,7 @@ struct Layout {
   std::uint64_t id = 0;              // derived from how it was made; equal ids, equal layouts
   std::vector<Placement> placement;  // per tensor; size 0 = none
   Bytes high_water = 0;
+  CpuTfliteCheck check = CpuTfliteCheck::kNone;  // why it is no larger than TensorFlow Lite's
 };
 
 // Every tensor's bytes and type, and a hash of them updated in O(1) per change.
@@ -37,11 +38,19 @@ class ShapeSignature {
 };
 
 // What a node-range call was asked with: the range, the layout it started from (0 when
-// the range starts at node 0: nothing before it matters) and the shapes.
+// the range starts at node 0: nothing before it matters), the calls since the last reset
+// (TfliteShadow::path: what TensorFlow Lite's planner would hold) and the shapes.
 struct LayoutKey {
   std::int32_t first = 0;
   std::int32_t last = 0;
   std::uint64_t base = 0;
+  std::uint64_t path = 0;
+};
+
+// A cached layout and the shapes it was made for (shared with the call log).
+struct CachedLayout {
+  std::shared_ptr<const Layout> layout;
+  std::shared_ptr<const ShapeSignature> shapes;
 };
 
 class LayoutCache {
@@ -50,9 +59,9 @@ class LayoutCache {
   void SetCapacity(std::size_t capacity);
   void Clear();
   // The layout made for this key and these shapes, or nullptr.
-  std::shared_ptr<const Layout> Find(const LayoutKey& key, const ShapeSignature& shapes) const;
+  const CachedLayout* Find(const LayoutKey& key, const ShapeSignature& shapes) const;
   // Keeps it, dropping the oldest entry beyond the capacity.
-  void Insert(const LayoutKey& key, const ShapeSignature& shapes,
+  void Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignature> shapes,
               std::shared_ptr<const Layout> layout);
   std::size_t size() const { return order_.size(); }
   static std::uint64_t Hash(const LayoutKey& key, const ShapeSignature& shapes);
@@ -60,8 +69,7 @@ class LayoutCache {
  private:
   struct Entry {
     LayoutKey key;
-    ShapeSignature shapes;
-    std::shared_ptr<const Layout> layout;
+    CachedLayout value;
   };
   std::size_t capacity_;
   std::unordered_multimap<std::uint64_t, Entry> entries_;

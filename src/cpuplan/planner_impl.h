@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "memplan/cpu_arena_planner.h"
+#include "memplan/plan.h"
 #include "src/cpuplan/layout_cache.h"
 #include "src/cpuplan/simple_arena.h"
+#include "src/cpuplan/tflite_shadow.h"
 
 namespace memplan {
 
@@ -60,6 +62,19 @@ class CpuArenaPlanner::Impl {
   std::uint64_t done_version_ = 0;  // the version the last ExecuteAllocations planned
   std::int32_t done_first_ = -1, done_last_ = -1;
   std::size_t persistent_tensors_ = 0;
+  // kMemplan: the calls TensorFlow Lite's planner would have seen, replayed when needed,
+  // and the shapes the last logged call saw.
+  cpuplan::TfliteShadow shadow_;
+  std::shared_ptr<const cpuplan::ShapeSignature> logged_shapes_;
+  // tflite_cpu mode as a replay (TfliteShadow): plans, but allocates no buffers.
+  bool plan_only_ = false;
+  // kMemplan: whether `strategy` beat the cheap plans the last time it ran (a re-plan runs
+  // it only then).
+  bool strategy_helped_ = true;
+  // kMemplan: whether replan_strategy beat TensorFlow Lite's placement in the last plan from
+  // nothing where both ran, and how often it was skipped since (memplan_mode.cc).
+  bool cheap_won_ = true;
+  std::uint32_t cheap_skipped_ = 0;
 
  private:
   void GrowTables();
@@ -80,7 +95,17 @@ class CpuArenaPlanner::Impl {
   // memplan mode.
   void ExecuteMemplan(std::int32_t first, std::int32_t last);
   void ResetAfterMemplan(std::int32_t node);
-  std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last);
+  std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
+                                                    bool fresh);
+  // The records of a layout's placements (a live-to-the-end tensor ends at the last node).
+  std::vector<UsageRecord> RecordsOf(const std::vector<cpuplan::Placement>& placement) const;
+  // Makes sure `layout` is no larger than TensorFlow Lite's plan after the same calls
+  // (docs/cpu-planner.md, "Never above TensorFlow Lite"); sets layout.check.
+  // `bound`: the lower bound of the layout's records when known (else ~0).
+  void CheckAgainstTflite(cpuplan::Layout& layout, bool tflite_was_candidate, Bytes bound);
+  // TensorFlow Lite's placement of a problem without fixed records whose record k is tensor
+  // free[k] (records in its order, offsets returned in the problem's).
+  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free) const;
 
   std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
   std::uint32_t epoch_ = 0;

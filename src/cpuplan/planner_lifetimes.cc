@@ -104,6 +104,8 @@ void CpuArenaPlanner::Impl::PlanAllocations() {
       dealloc_node_[root] = node_index;
     }
   }
+  if (options_.mode == CpuPlannerMode::kMemplan)
+    shadow_.Planned(std::make_shared<const cpuplan::ShapeSignature>(signature_));
   ++version_;
 }
 

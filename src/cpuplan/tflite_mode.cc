@@ -39,6 +39,8 @@ void CpuArenaPlanner::Impl::ExecuteTflite(std::int32_t first, std::int32_t last)
     }
   }
   last_active_node_ = last;
+  stats_.planned_bytes = main_.high_water();
+  if (plan_only_) return;  // a replay (tflite_shadow.h): no memory, no pointers
   const bool main_moved = main_.Commit();
   const bool persistent_moved = persistent_.Commit();
   has_non_persistent_memory_ = true;
@@ -49,7 +51,6 @@ void CpuArenaPlanner::Impl::ExecuteTflite(std::int32_t first, std::int32_t last)
       for (const std::int32_t t : kept)
         if ((share_root_[t] >= 0) == pass) Resolve(t);
   }
-  stats_.planned_bytes = main_.high_water();
 }
 
 void CpuArenaPlanner::Impl::ResetAfterTflite(std::int32_t node) {

@@ -1,0 +1,69 @@
+// O(n + steps) lower bound (layout_bound.h).
+#include "src/cpuplan/layout_bound.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
+#include "memplan/bounds.h"
+
+namespace memplan::cpuplan {
+
+Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment) {
+  Step steps = 0;
+  for (const UsageRecord& r : records)
+    if (r.size > 0) steps = std::max(steps, r.last + 2);
+  // Paddings below 64 fit a bit mask; sparse steps would make the buckets too long.
+  if (alignment == 0 || alignment > 64 || steps > 4 * static_cast<Step>(records.size()) + 1024 ||
+      std::any_of(records.begin(), records.end(),
+                  [](const UsageRecord& r) { return r.first < 0; })) {
+    Problem problem;
+    problem.records = records;
+    problem.alignment = alignment;
+    return OffsetsLowerBound(problem);
+  }
+  const auto n = static_cast<std::size_t>(steps);
+  // Events bucketed by step: an arrival at `first`, a departure at `last + 1`.
+  std::vector<std::uint32_t> start(n + 1, 0);
+  for (const UsageRecord& r : records) {
+    if (r.size == 0) continue;
+    ++start[static_cast<std::size_t>(r.first) + 1];
+    ++start[static_cast<std::size_t>(r.last + 1) + 1];
+  }
+  for (std::size_t s = 1; s <= n; ++s) start[s] += start[s - 1];
+  struct Event {
+    Bytes aligned;
+    std::uint32_t pad;
+    bool arrive;
+  };
+  std::vector<Event> events(start[n]);
+  std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+  for (const UsageRecord& r : records) {
+    if (r.size == 0) continue;
+    const Bytes aligned = AlignUp(r.size, alignment);
+    const auto pad = static_cast<std::uint32_t>(aligned - r.size);
+    events[fill[static_cast<std::size_t>(r.first)]++] = {aligned, pad, true};
+    events[fill[static_cast<std::size_t>(r.last + 1)]++] = {aligned, pad, false};
+  }
+  std::uint32_t live_pads[64] = {};
+  std::uint64_t pad_mask = 0;  // bit p: some live record has padding p
+  Bytes padded = 0, bound = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (start[s] == start[s + 1]) continue;
+    for (std::uint32_t e = start[s]; e < start[s + 1]; ++e) {
+      const Event& ev = events[e];
+      if (ev.arrive) {
+        padded += ev.aligned;
+        if (live_pads[ev.pad]++ == 0) pad_mask |= std::uint64_t{1} << ev.pad;
+      } else {
+        padded -= ev.aligned;
+        if (--live_pads[ev.pad] == 0) pad_mask &= ~(std::uint64_t{1} << ev.pad);
+      }
+    }
+    const Bytes top_pad = pad_mask == 0 ? 0 : static_cast<Bytes>(63 - std::countl_zero(pad_mask));
+    bound = std::max(bound, padded > top_pad ? padded - top_pad : 0);
+  }
+  return bound;
+}
+
+}  // namespace memplan::cpuplan

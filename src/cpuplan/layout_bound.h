@@ -1,0 +1,15 @@
+#pragma once
+// The lower bound of a set of records (memplan/bounds.h OffsetsLowerBound, records without
+// fixed offsets) in O(n + steps) for records over node indices: events bucketed by node
+// instead of sorted, paddings counted in an array instead of a multiset. The memplan mode
+// computes it for every plan it makes (docs/cpu-planner.md); tests check it equals
+// OffsetsLowerBound.
+#include <vector>
+
+#include "memplan/problem.h"
+
+namespace memplan::cpuplan {
+
+Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment);
+
+}  // namespace memplan::cpuplan

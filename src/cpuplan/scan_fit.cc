@@ -1,0 +1,166 @@
+// Placement by scanning and verification by a sweep over nodes (scan_fit.h).
+#include "src/cpuplan/scan_fit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "memplan/error.h"
+
+namespace memplan::cpuplan {
+
+namespace {
+
+struct Placed {
+  Bytes offset;
+  Bytes end;
+  Step first;
+  Step last;
+};
+
+}  // namespace
+
+std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem) {
+  std::vector<std::size_t> order;
+  order.reserve(problem.size());
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    if (!problem.IsFixed(i)) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const Bytes sa = problem.records[a].size, sb = problem.records[b].size;
+    return sa != sb ? sa > sb : a < b;
+  });
+  return order;
+}
+
+OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order,
+                       bool tflite_fit) {
+  const Bytes align = problem.alignment;
+  std::vector<Placed> placed;  // sorted by offset; equal offsets in placement order
+  placed.reserve(problem.size());
+  OffsetPlan plan;
+  plan.offsets.assign(problem.size(), 0);
+  auto keep = [&](std::size_t r, Bytes offset) {
+    const UsageRecord& rec = problem.records[r];
+    plan.offsets[r] = offset;
+    plan.arena_bytes = std::max(plan.arena_bytes, offset + rec.size);
+    if (rec.size == 0 && tflite_fit) return;  // SimpleMemoryArena keeps no empty placement
+    const auto at = std::upper_bound(placed.begin(), placed.end(), offset,
+                                     [](Bytes v, const Placed& p) { return v < p.offset; });
+    placed.insert(at, {offset, offset + rec.size, rec.first, rec.last});
+  };
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    if (problem.IsFixed(i)) keep(i, *problem.fixed_offsets[i]);
+  constexpr Bytes kNone = std::numeric_limits<Bytes>::max();
+  for (const std::size_t r : order) {
+    const UsageRecord& rec = problem.records[r];
+    Bytes best = kNone, best_gap = kNone, cursor = 0;
+    if (rec.size == 0 && tflite_fit) {
+      keep(r, 0);
+      continue;
+    }
+    for (const Placed& p : placed) {
+      if (p.last < rec.first || rec.last < p.first) continue;
+      if (tflite_fit) {
+        const Bytes start = AlignUp(cursor, align);
+        if (start + rec.size <= p.offset && p.offset - start < best_gap) {
+          best = start;
+          best_gap = p.offset - cursor;
+        }
+        cursor = std::max(cursor, p.end);
+        if (best_gap == 0) break;
+      } else {
+        if (p.offset >= cursor) {
+          const Bytes gap = p.offset - cursor;
+          if (gap >= rec.size && gap < best_gap) {
+            best_gap = gap;
+            best = cursor;
+          }
+        }
+        cursor = std::max(cursor, AlignUp(p.end, align));
+      }
+    }
+    keep(r, best != kNone ? best : AlignUp(cursor, align));
+  }
+  plan.strategy = tflite_fit ? "tflite_cpu" : "greedy_by_size";
+  return plan;
+}
+
+void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
+  const std::size_t n = problem.size();
+  Step steps = 0;
+  for (const UsageRecord& r : problem.records) steps = std::max(steps, r.last + 2);
+  const bool dense = std::all_of(problem.records.begin(), problem.records.end(),
+                                 [](const UsageRecord& r) { return r.first >= 0; }) &&
+                     steps <= 4 * static_cast<Step>(n) + 1024;
+  if (!dense || plan.offsets.size() != n) return VerifyOrThrow(problem, plan);
+  auto fail = [&](const std::string& what) {
+    throw InternalError(
+        fmt::format("strategy '{}' produced an invalid plan:\n  {}", plan.strategy, what));
+  };
+  Bytes arena = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Bytes offset = plan.offsets[i];
+    if (offset % problem.alignment != 0)
+      fail(fmt::format("unaligned: {} at {}", problem.Describe(i), offset));
+    if (problem.IsFixed(i) && *problem.fixed_offsets[i] != offset)
+      fail(
+          fmt::format("moved: {} must stay at {}", problem.Describe(i), *problem.fixed_offsets[i]));
+    if (offset > std::numeric_limits<Bytes>::max() / 2 - problem.records[i].size)
+      fail(fmt::format("out of range: {} at {}", problem.Describe(i), offset));
+    arena = std::max(arena, offset + problem.records[i].size);
+  }
+  if (arena != plan.arena_bytes)
+    fail(fmt::format("the plan claims an arena of {} B but its records need {} B", plan.arena_bytes,
+                     arena));
+  // Arrivals bucketed by first step, departures by last step + 1.
+  const auto count = static_cast<std::size_t>(steps) + 1;
+  std::vector<std::uint32_t> arrive(count + 1, 0), leave(count + 1, 0);
+  for (const UsageRecord& r : problem.records) {
+    if (r.size == 0) continue;
+    ++arrive[static_cast<std::size_t>(r.first) + 1];
+    ++leave[static_cast<std::size_t>(r.last + 1) + 1];
+  }
+  for (std::size_t s = 1; s <= count; ++s) {
+    arrive[s] += arrive[s - 1];
+    leave[s] += leave[s - 1];
+  }
+  std::vector<std::uint32_t> by_first(arrive[count]), by_leave(leave[count]);
+  {
+    std::vector<std::uint32_t> a(arrive.begin(), arrive.end() - 1),
+        l(leave.begin(), leave.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const UsageRecord& r = problem.records[i];
+      if (r.size == 0) continue;
+      by_first[a[static_cast<std::size_t>(r.first)]++] = static_cast<std::uint32_t>(i);
+      by_leave[l[static_cast<std::size_t>(r.last + 1)]++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  // The live records in offset order (they never overlap, so also in end order).
+  std::vector<std::uint32_t> live;
+  auto begin_of = [&](std::uint32_t r) { return plan.offsets[r]; };
+  auto end_of = [&](std::uint32_t r) { return plan.offsets[r] + problem.records[r].size; };
+  auto before = [&](std::uint32_t a, std::uint32_t b) {
+    return begin_of(a) != begin_of(b) ? begin_of(a) < begin_of(b) : a < b;
+  };
+  for (std::size_t s = 0; s < count; ++s) {
+    for (std::uint32_t e = leave[s]; e < leave[s + 1]; ++e) {
+      const auto it = std::lower_bound(live.begin(), live.end(), by_leave[e], before);
+      live.erase(it);
+    }
+    for (std::uint32_t e = arrive[s]; e < arrive[s + 1]; ++e) {
+      const std::uint32_t r = by_first[e];
+      const auto it = std::lower_bound(live.begin(), live.end(), r, before);
+      const std::uint32_t* other = nullptr;
+      if (it != live.end() && begin_of(*it) < end_of(r)) other = &*it;
+      if (it != live.begin() && end_of(*std::prev(it)) > begin_of(r)) other = &*std::prev(it);
+      if (other)
+        fail(fmt::format("overlap: {} at [{}, {}) and {} at [{}, {}) are alive at the same step",
+                         problem.Describe(*other), begin_of(*other), end_of(*other),
+                         problem.Describe(r), begin_of(r), end_of(r)));
+      live.insert(it, r);
+    }
+  }
+}
+
+}  // namespace memplan::cpuplan

@@ -1,0 +1,34 @@
+#pragma once
+// The memplan mode's own placement and verification for node-range problems (records over
+// node indices; docs/cpu-planner.md, "Planning time"). Placing: each record in turn among
+// the placed records it conflicts with, walked in offset order, by TensorFlow Lite's
+// SimpleMemoryArena fit or TensorFlow Lite GPU's best fit (greedy_by_size) - the same offsets
+// as memplan's strategies (tests/cpu_planner_tflite_bound_test.cc checks), without their
+// index, which only pays off above a few hundred records. Verifying: one sweep over the
+// nodes with the live records in offset order, each newcomer checked against its
+// neighbours; the project's VerifyOrThrow where steps are sparse.
+#include <span>
+#include <vector>
+
+#include "memplan/plan.h"
+#include "memplan/problem.h"
+
+namespace memplan::cpuplan {
+
+// Above this many records the indexed strategies are faster than a scan (GPT-2: a re-plan of
+// 126 tensors around ~30 kept ones is faster by scan, a whole plan of 849 by the index).
+inline constexpr std::size_t kScanRecords = 256;
+
+// Fixed records where they are, then `order` (records without a fixed offset) one at a time.
+// tflite_fit: SimpleMemoryArena's rule (aligned candidate starts, fit measured from the
+// unaligned end, a perfect fit stops the walk); else greedy_by_size's smallest gap.
+OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit);
+// greedy_by_size's order: records without a fixed offset, larger first, equal sizes in
+// record order.
+std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem);
+
+// InternalError naming the strategy and the first violation when the plan is not valid
+// for the problem (the checks of memplan/plan.h FindViolations).
+void VerifyBySweep(const Problem& problem, const OffsetPlan& plan);
+
+}  // namespace memplan::cpuplan

@@ -1,0 +1,112 @@
+// Replaying the calls TensorFlow Lite's planner would have seen (tflite_shadow.h,
+// docs/cpu-planner.md "Never above TensorFlow Lite").
+#include "src/cpuplan/tflite_shadow.h"
+
+#include "src/cpuplan/planner_impl.h"
+
+namespace memplan::cpuplan {
+
+TfliteShadow::TfliteShadow() = default;
+TfliteShadow::~TfliteShadow() = default;
+
+void TfliteShadow::Planned(std::shared_ptr<const ShapeSignature> shapes) {
+  dropped_in_.assign(shapes->bytes().size(), 0);
+  drops_ = 0;
+  plan_shapes_ = std::move(shapes);
+  ++generation_;
+  ready_ = true;
+  log_.clear();
+  path_ = 0;
+}
+
+void TfliteShadow::Reset() {
+  log_.clear();
+  ++epoch_;
+  path_ = 0;
+}
+
+void TfliteShadow::Executed(std::int32_t first, std::int32_t last,
+                            std::shared_ptr<const ShapeSignature> shapes, bool unchanged) {
+  if (unchanged && !log_.empty() && log_.back().execute && log_.back().first == first &&
+      log_.back().last == last) {
+    if (log_.back().repeated) return;  // a third identical call changes nothing
+    log_.push_back({true, first, last, std::move(shapes), true});
+  } else {
+    log_.push_back({true, first, last, std::move(shapes), false});
+  }
+  const Entry& e = log_.back();
+  path_ = Mix(path_ ^
+              Mix((static_cast<std::uint64_t>(first) << 32) ^ static_cast<std::uint32_t>(last)) ^
+              e.shapes->hash());
+}
+
+void TfliteShadow::ResetAfter(std::int32_t node) {
+  log_.push_back({false, node, node, nullptr, false});
+  path_ = Mix(path_ ^ Mix(static_cast<std::uint64_t>(node) + 0x77));
+}
+
+void TfliteShadow::Forget() {
+  replay_.reset();
+  ready_ = false;
+  log_.clear();
+}
+
+void TfliteShadow::Dropped(std::size_t tensor) {
+  if (dropped_in_[tensor] != 0) return;
+  dropped_in_[tensor] = epoch_ + 1;
+  ++drops_;
+}
+
+void TfliteShadow::ApplyShapes(const ShapeSignature& shapes) {
+  const auto& bytes = shapes.bytes();
+  const auto& types = shapes.types();
+  const CpuGraph& g = replay_->graph_;
+  for (std::size_t t = 0; t < bytes.size() && t < g.tensors.size(); ++t) {
+    const auto i = static_cast<std::int32_t>(t);
+    const auto type = static_cast<CpuAllocationType>(types[t]);
+    if (g.tensors[t].type != type) replay_->SetAllocationType(i, type);
+    if (g.tensors[t].bytes != bytes[t]) replay_->ResizeTensor(i, bytes[t]);
+  }
+}
+
+const CpuArenaPlanner::Impl* TfliteShadow::CatchUp(const CpuGraph& graph,
+                                                   const CpuPlannerOptions& options) {
+  if (!ready_) return nullptr;
+  bool restarted = false;
+  if (!replay_ || replay_generation_ != generation_) {
+    CpuPlannerOptions o;
+    o.mode = CpuPlannerMode::kTfliteCpu;
+    o.preserve_all_tensors = options.preserve_all_tensors;
+    o.tensor_alignment = options.tensor_alignment;
+    o.cache_capacity = 0;
+    replay_ = std::make_unique<CpuArenaPlanner::Impl>(graph, std::move(o));
+    replay_->plan_only_ = true;
+    ApplyShapes(*plan_shapes_);
+    replay_->PlanAllocations();
+    replay_generation_ = generation_;
+    restarted = true;
+  } else if (replay_epoch_ != epoch_) {
+    replay_->ResetAllocations();
+    restarted = true;
+  }
+  if (restarted) {
+    // Shares TensorFlow Lite dropped in earlier epochs stay dropped; the calls of this
+    // epoch drop their own as they are replayed.
+    for (std::size_t t = 0; t < dropped_in_.size(); ++t)
+      if (dropped_in_[t] != 0 && dropped_in_[t] <= epoch_) replay_->share_root_[t] = -1;
+    replay_epoch_ = epoch_;
+    applied_ = 0;
+  }
+  for (; applied_ < log_.size(); ++applied_) {
+    const Entry& e = log_[applied_];
+    if (e.execute) {
+      ApplyShapes(*e.shapes);
+      replay_->ExecuteAllocations(e.first, e.last);
+    } else {
+      replay_->ResetAllocationsAfter(e.first);
+    }
+  }
+  return replay_.get();
+}
+
+}  // namespace memplan::cpuplan

@@ -1,0 +1,73 @@
+#pragma once
+// The memplan mode's record of what TensorFlow Lite's planner would have done with the same
+// calls (docs/cpu-planner.md, "Never above TensorFlow Lite"). The calls since the last
+// ResetAllocations are logged with the shapes they saw (shared, immutable signatures: no
+// copy per call); only when the memplan mode cannot prove its arena is no larger by a
+// cheaper argument does it replay them, through a plan-only tflite_cpu planner, from where
+// the last replay stopped. So the replay costs at most what TensorFlow Lite's own planner
+// would have cost, and usually nothing.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "memplan/cpu_arena_planner.h"
+#include "src/cpuplan/layout_cache.h"
+
+namespace memplan::cpuplan {
+
+class TfliteShadow {
+ public:
+  TfliteShadow();
+  ~TfliteShadow();
+  TfliteShadow(const TfliteShadow&) = delete;
+  TfliteShadow& operator=(const TfliteShadow&) = delete;
+
+  // PlanAllocations with these shapes: a new generation, nothing logged.
+  void Planned(std::shared_ptr<const ShapeSignature> shapes);
+  // ResetAllocations: the log starts again (the replay planner resets when next used).
+  void Reset();
+  // ExecuteAllocations(first, last) with these shapes. A call repeated with nothing changed
+  // is logged at most twice: TensorFlow Lite's state stops changing after the second.
+  void Executed(std::int32_t first, std::int32_t last, std::shared_ptr<const ShapeSignature> shapes,
+                bool unchanged);
+  void ResetAfter(std::int32_t node);
+  // ReplaceGraph: the replay planner is rebuilt from the next graph.
+  void Forget();
+  // TensorFlow Lite drops an in-place share for good the first time it places the tensor
+  // while the share does not hold; the memplan mode knows the rule and reports it here, so
+  // a replay after a reset starts from the drops of earlier epochs.
+  void Dropped(std::size_t tensor);
+  bool AnyDropped() const { return drops_ > 0; }
+  // Calls logged since the last ResetAllocations or PlanAllocations.
+  std::size_t CallsSinceReset() const { return log_.size(); }
+  // A hash of those calls and the shapes they saw: with the same path and shapes,
+  // TensorFlow Lite's planner is in the same state (the layout cache keys on it).
+  std::uint64_t path() const { return path_; }
+
+  // TensorFlow Lite's planner after the logged calls, brought up to date; nullptr after
+  // ReplaceGraph until the next PlanAllocations.
+  const CpuArenaPlanner::Impl* CatchUp(const CpuGraph& graph, const CpuPlannerOptions& options);
+
+ private:
+  struct Entry {
+    bool execute = true;  // else ResetAllocationsAfter(first)
+    std::int32_t first = 0;
+    std::int32_t last = 0;
+    std::shared_ptr<const ShapeSignature> shapes;
+    bool repeated = false;  // an unchanged call logged a second time
+  };
+  void ApplyShapes(const ShapeSignature& shapes);
+
+  std::unique_ptr<CpuArenaPlanner::Impl> replay_;
+  std::shared_ptr<const ShapeSignature> plan_shapes_;
+  std::vector<Entry> log_;
+  std::vector<std::uint64_t> dropped_in_;  // per tensor: the epoch + 1 it was dropped in, or 0
+  std::size_t drops_ = 0;
+  std::uint64_t path_ = 0;
+  bool ready_ = false;  // PlanAllocations ran since the last ReplaceGraph
+  std::uint64_t generation_ = 0, replay_generation_ = 0;
+  std::uint64_t epoch_ = 0, replay_epoch_ = 0;
+  std::size_t applied_ = 0;  // log entries the replay planner has run
+};
+
+}  // namespace memplan::cpuplan
