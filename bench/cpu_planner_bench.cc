@@ -69,6 +69,15 @@ std::optional<Sequence> Gpt2Tokens() {
   return s;
 }
 
+// A speech encoder's frame count: zoo:conformer_s over 100 to 1,000 frames (1 s to 10 s
+// of audio at a 10 ms hop), 50 frames a step.
+std::optional<Sequence> ConformerFrames() {
+  Sequence s{"conformer_s frames 100..1000", {}, {}};
+  for (std::int64_t frames = 100; frames <= 1000; frames += 50)
+    AddStep(s, CpuGraphOf(*ZooGraphWith("conformer_s", "frames", frames)));
+  return s;
+}
+
 std::optional<Sequence> Lfm2(const std::string& dim, std::int64_t from, std::int64_t to) {
   const std::filesystem::path model =
       std::filesystem::path(MEMPLAN_SHARED_DIR) / "models" / "tiny_random_lfm2_decoder.onnx";
@@ -129,6 +138,7 @@ const std::optional<Sequence>& Cached(const std::string& name) {
   if (name == "lfm2_seq") s = Lfm2("sequence_length", 16, 512);
   if (name == "lfm2_batch") s = Lfm2("batch_size", 1, 8);
   if (name == "tiny") s = Tiny();
+  if (name == "conformer_frames") s = ConformerFrames();
   if (name == "resnet8_batch") s = TfliteBatch("tinymlperf_resnet8_cifar10_float.tflite");
   if (name == "vww_batch") s = TfliteBatch("tinymlperf_vww_96_float.tflite");
   if (name == "kws_batch") s = TfliteBatch("tinymlperf_kws_dscnn_float.tflite");
@@ -333,6 +343,9 @@ BENCHMARK_CAPTURE(BM_ResizeSequence, lfm2_sequence_16_512, std::string("lfm2_seq
 BENCHMARK_CAPTURE(BM_ResizeSequence, lfm2_batch_1_8, std::string("lfm2_batch"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+BENCHMARK_CAPTURE(BM_ResizeSequence, conformer_frames_100_1000, std::string("conformer_frames"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_CAPTURE(BM_ResizeSequence, resnet8_batch_1_8, std::string("resnet8_batch"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
@@ -343,6 +356,9 @@ BENCHMARK_CAPTURE(BM_ResizeSequence, kws_batch_1_8, std::string("kws_batch"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_ReplanLateChange, gpt2, std::string("gpt2"))
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ReplanLateChange, conformer, std::string("conformer_frames"))
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_ReplanLateChange, tiny, std::string("tiny"))
