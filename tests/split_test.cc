@@ -316,6 +316,27 @@ TEST(Split, CorruptedModelsAreRefusedOrSplitCleanly) {
   EXPECT_GT(refused, 0);
 }
 
+// Found by fuzz/tflite_split_fuzz.cc (2026-11-26): 24 bytes of the keyword-spotting model
+// changed so that indices point past the model's tensors and buffers. flatbuffers' verifier
+// takes it; the rewrite then renumbered an out-of-range tensor (a wild read). It is now
+// refused, as memplan's reader refuses it.
+TEST(Split, ModelWithIndicesOutOfRangeIsRefused) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  std::string bytes = ReadFileBytes(shared / "models/tinymlperf_kws_dscnn_float.tflite");
+  ASSERT_EQ(bytes.size(), 43392u);
+  const std::pair<std::size_t, int> edits[] = {
+      {5495, 0363},  {5496, 06},    {5497, 035},  {5498, 010},   {5499, 0361},  {5500, 0344},
+      {5501, 052},   {14829, 015},  {14830, 062}, {14831, 0374}, {14832, 026},  {14833, 0353},
+      {14834, 0354}, {27471, 0302}, {27472, 025}, {27473, 070},  {27474, 0346}, {27475, 0300},
+      {27476, 0336}, {27477, 0343}, {27478, 042}, {28546, 057},  {34959, 077},  {43097, 03}};
+  for (const auto& [at, value] : edits) bytes[at] = static_cast<char>(value);
+  EXPECT_THROW(SplittableChains(bytes, "fuzzed.tflite"), InputError);
+  SplitRequest request;
+  request.stage = SplitStage{0, 1};
+  request.patches = PatchGrid{2, 2};
+  EXPECT_THROW(SplitTflite(bytes, "fuzzed.tflite", request), InputError);
+}
+
 TEST(SplitCli, LeavesAModelAsItIsAndSaysWhy) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const auto out = std::filesystem::temp_directory_path() / "memplan_split_test_resnet8.tflite";

@@ -70,10 +70,19 @@ int OutputSize(Padding padding, int in, int kernel, int stride) {
   return (in - kernel + stride) / stride;
 }
 
+// The bytes, once memplan's reader took them (InputError otherwise): the rewrite walks the
+// model's index lists (tensors, buffers, inputs, outputs) trusting that each is in range,
+// which flatbuffers' verifier does not check and the reader's validation does.
+std::string_view ReadableModel(std::string_view bytes, std::string_view source) {
+  ParseTflite(bytes, source);
+  return bytes;
+}
+
 class SplitModel {
  public:
   SplitModel(std::string_view bytes, std::string_view source)
-      : model_(rewrite::LoadModel(bytes, source, &unknown_options_)), source_(source) {
+      : model_(rewrite::LoadModel(ReadableModel(bytes, source), source, &unknown_options_)),
+        source_(source) {
     if (model_->subgraphs.empty() || !model_->subgraphs[0])
       throw InputError(fmt::format("{}: the model has no subgraph", source));
     const auto& sg = *model_->subgraphs[0];
