@@ -25,9 +25,8 @@ namespace memplan::zoo {
 namespace {
 
 constexpr std::int64_t kBlocks = 16;
-constexpr std::int64_t kModel = 144;   // d_model
-constexpr std::int64_t kHeads = 4;     // attention heads
-constexpr std::int64_t kHeadDim = 36;  // d_model / heads
+constexpr std::int64_t kModel = 144;  // d_model
+constexpr std::int64_t kHeads = 4;    // attention heads
 constexpr std::int64_t kFeedForward = 576;
 constexpr std::int64_t kConvKernel = 32;  // depthwise kernel over time
 constexpr std::int64_t kMels = 80;        // log-mel features per frame
@@ -46,19 +45,12 @@ TensorId FeedForward(GraphBuilder& g, TensorId x, const std::string& n) {
   return Binary(g, "ADD", x, h, n + "/residual");
 }
 
-TensorId ToHeads(GraphBuilder& g, TensorId x, const std::string& n, bool keys, std::int64_t t) {
-  const TensorId split = Reshape(g, x, n + "/heads", {1, t, kHeads, kHeadDim});
-  return Transpose(
-      g, split, n + "/transposed",
-      keys ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1, 3});
-}
-
 TensorId SelfAttention(GraphBuilder& g, TensorId x, const std::string& n, std::int64_t t) {
   const TensorId qkv = FullyConnected(g, LayerNorm(g, x, n + "/ln"), n + "/qkv", 3 * kModel);
   const std::vector<TensorId> parts = Split(g, qkv, n + "/qkv_split", -1, 3);
-  const TensorId q = ToHeads(g, parts[0], n + "/q", false, t);
-  const TensorId k = ToHeads(g, parts[1], n + "/k", true, t);
-  const TensorId v = ToHeads(g, parts[2], n + "/v", false, t);
+  const TensorId q = SplitHeads(g, parts[0], n + "/q", kHeads, false);
+  const TensorId k = SplitHeads(g, parts[1], n + "/k", kHeads, true);
+  const TensorId v = SplitHeads(g, parts[2], n + "/v", kHeads, false);
   TensorId scores = BatchMatMul(g, q, k, n + "/scores");  // [1, heads, T, T]
   scores = Binary(g, "MUL", scores, g.Constant(n + "/scale", {}), n + "/scaled");
   const TensorId probs = Unary(g, "SOFTMAX", scores, n + "/probs");

@@ -17,28 +17,19 @@ namespace memplan::zoo {
 namespace {
 
 constexpr std::int64_t kLayers = 12;
-constexpr std::int64_t kModel = 768;   // d_model
-constexpr std::int64_t kHeads = 12;    // attention heads
-constexpr std::int64_t kHeadDim = 64;  // d_model / heads
-constexpr std::int64_t kSeq = 128;     // tokens per run of zoo:gpt2
+constexpr std::int64_t kModel = 768;  // d_model
+constexpr std::int64_t kHeads = 12;   // attention heads of 64
+constexpr std::int64_t kSeq = 128;    // tokens per run of zoo:gpt2
 constexpr std::int64_t kVocab = 50257;
 constexpr std::int64_t kHidden = 3072;  // MLP width
-
-// [1, seq, d_model] → [1, heads, seq, head_dim], or [1, heads, head_dim, seq] for keys.
-TensorId ToHeads(GraphBuilder& g, TensorId x, const std::string& n, bool keys, std::int64_t seq) {
-  const TensorId split = Reshape(g, x, n + "/heads", {1, seq, kHeads, kHeadDim});
-  return Transpose(
-      g, split, n + "/transposed",
-      keys ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1, 3});
-}
 
 TensorId Attention(GraphBuilder& g, TensorId x, const std::string& n, TensorId mask,
                    std::int64_t seq) {
   const TensorId qkv = FullyConnected(g, x, n + "/c_attn", 3 * kModel);
   const std::vector<TensorId> parts = Split(g, qkv, n + "/qkv", -1, 3);
-  const TensorId q = ToHeads(g, parts[0], n + "/q", false, seq);
-  const TensorId k = ToHeads(g, parts[1], n + "/k", true, seq);
-  const TensorId v = ToHeads(g, parts[2], n + "/v", false, seq);
+  const TensorId q = SplitHeads(g, parts[0], n + "/q", kHeads, false);
+  const TensorId k = SplitHeads(g, parts[1], n + "/k", kHeads, true);
+  const TensorId v = SplitHeads(g, parts[2], n + "/v", kHeads, false);
   TensorId scores = BatchMatMul(g, q, k, n + "/scores");  // [1, heads, seq, seq]
   scores = Binary(g, "MUL", scores, g.Constant(n + "/scale", {}), n + "/scaled");
   scores = Binary(g, "ADD", scores, mask, n + "/masked");

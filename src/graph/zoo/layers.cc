@@ -128,6 +128,17 @@ TensorId LayerNorm(GraphBuilder& g, TensorId x, const std::string& n) {
   return Binary(g, "ADD", scaled, g.Constant(n + "/beta", {width}), n + "/out");
 }
 
+TensorId SplitHeads(GraphBuilder& g, TensorId x, const std::string& name, std::int64_t heads,
+                    bool keys) {
+  const Shape s = g.ShapeOf(x);
+  if (s.size() != 3 || s[2] % heads != 0)
+    ZooBug(fmt::format("{}: {} heads of a {}-wide sequence", name, heads, s.back()));
+  const TensorId split = Reshape(g, x, name + "/heads", {s[0], s[1], heads, s[2] / heads});
+  return Transpose(
+      g, split, name + "/transposed",
+      keys ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1, 3});
+}
+
 TensorId FullyConnected(GraphBuilder& g, TensorId x, std::string name, std::int64_t units) {
   Shape out = g.ShapeOf(x);
   if (out.empty()) ZooBug(fmt::format("{}: scalar input", name));

@@ -51,6 +51,10 @@ TensorId Reshape(GraphBuilder& g, TensorId x, std::string name, Shape shape);
 // TRANSPOSE by `perm` (an int32 constant input).
 TensorId Transpose(GraphBuilder& g, TensorId x, std::string name,
                    const std::vector<std::int64_t>& perm);
+// [1, T, heads × head_dim] → [1, heads, T, head_dim] by RESHAPE and TRANSPOSE, or
+// [1, heads, head_dim, T] for attention keys (ready for Q·Kᵀ).
+TensorId SplitHeads(GraphBuilder& g, TensorId x, const std::string& name, std::int64_t heads,
+                    bool keys);
 // BATCH_MATMUL of [..., M, K] by [..., K, N] (equal batch dimensions).
 TensorId BatchMatMul(GraphBuilder& g, TensorId a, TensorId b, std::string name);
 // GATHER of rows of `params` [V, D] at int32 `indices` [...]: [..., D].
