@@ -3,6 +3,7 @@
 // and every split of the target models bit-identical to the original on random inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
@@ -335,6 +336,34 @@ TEST(Split, ModelWithIndicesOutOfRangeIsRefused) {
   request.stage = SplitStage{0, 1};
   request.patches = PatchGrid{2, 2};
   EXPECT_THROW(SplitTflite(bytes, "fuzzed.tflite", request), InputError);
+}
+
+// Found by the split fuzzer too: a convolution filter whose dimensions multiply past 32
+// bits (the filter itself still under the reader's size limit) overflowed the count of
+// multiply-accumulates. It is counted in 64 bits now (saturating).
+TEST(Split, HugeFilterDimensionsAreCountedWithoutOverflow) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  auto model =
+      rewrite::LoadModel(ReadFileBytes(shared / "models/tinymlperf_kws_dscnn_float.tflite"), "kws");
+  auto& sg = *model->subgraphs[0];
+  const auto conv = std::find_if(sg.operators.begin(), sg.operators.end(), [&](const auto& op) {
+    return rewrite::BuiltinCodeOf(*model, *op) == 3;  // CONV_2D
+  });
+  ASSERT_NE(conv, sg.operators.end());
+  auto& filter = *sg.tensors[static_cast<std::size_t>((*conv)->inputs[1])];
+  const std::int64_t output_elements = [&] {
+    std::int64_t n = 1;
+    for (int d : sg.tensors[static_cast<std::size_t>((*conv)->outputs[0])]->shape) n *= d;
+    return n;
+  }();
+  filter.shape = {filter.shape[0], 1, 64, 620756993};
+  const std::string bytes = rewrite::SaveModel(*model);
+  ASSERT_NO_THROW(ParseTflite(bytes, "huge_filter.tflite"));  // the rewrite gets to count
+  SplitRequest request;
+  request.stage = SplitStage{0, 0};
+  request.patches = PatchGrid{2, 2};
+  const SplitResult r = SplitTflite(bytes, "huge_filter.tflite", request);
+  EXPECT_GE(r.macs_before, static_cast<std::uint64_t>(output_elements) * 64u * 620756993u);
 }
 
 TEST(SplitCli, LeavesAModelAsItIsAndSaysWhy) {

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -627,16 +628,34 @@ fb::ModelT SplitModel::Rewrite(const std::vector<SpatialOp>& stage, PatchGrid gr
 }
 
 // Multiply-accumulates of the convolutions and fully connected layers of subgraph 0.
+// Products of dimensions, saturating: a model that reads has no tensor above 2^56 bytes,
+// but a corrupted filter's dimensions may multiply past 64 bits.
+std::uint64_t SaturatingProduct(std::initializer_list<std::uint64_t> factors) {
+  std::uint64_t product = 1;
+  for (const std::uint64_t f : factors) {
+    if (f != 0 && product > std::numeric_limits<std::uint64_t>::max() / f)
+      return std::numeric_limits<std::uint64_t>::max();
+    product *= f;
+  }
+  return product;
+}
+
 std::uint64_t Macs(const fb::ModelT& model) {
   std::uint64_t total = 0;
   const auto& sg = *model.subgraphs[0];
+  const auto dim = [](int d) { return static_cast<std::uint64_t>(std::max(d, 0)); };
   const auto elements = [&](int t) {
     std::uint64_t n = 1;
-    for (const int d : sg.tensors[t]->shape) n *= static_cast<std::uint64_t>(std::max(d, 0));
+    for (const int d : sg.tensors[t]->shape) n = SaturatingProduct({n, dim(d)});
     return n;
   };
   const auto valid = [&](int t) {
     return t >= 0 && static_cast<std::size_t>(t) < sg.tensors.size();
+  };
+  const auto add = [&](std::uint64_t macs) {
+    total = macs > std::numeric_limits<std::uint64_t>::max() - total
+                ? std::numeric_limits<std::uint64_t>::max()
+                : total + macs;
   };
   for (const auto& op : sg.operators) {
     if (op->inputs.size() < 2 || op->outputs.empty() || !valid(op->inputs[1]) ||
@@ -644,13 +663,13 @@ std::uint64_t Macs(const fb::ModelT& model) {
       continue;
     const std::string type = BuiltinOperatorName(rewrite::BuiltinCodeOf(model, *op));
     const auto& filter = sg.tensors[op->inputs[1]]->shape;
+    const std::uint64_t out = elements(op->outputs[0]);
     if (type == "CONV_2D" && filter.size() == 4)
-      total +=
-          elements(op->outputs[0]) * static_cast<std::uint64_t>(filter[1] * filter[2] * filter[3]);
+      add(SaturatingProduct({out, dim(filter[1]), dim(filter[2]), dim(filter[3])}));
     else if (type == "DEPTHWISE_CONV_2D" && filter.size() == 4)
-      total += elements(op->outputs[0]) * static_cast<std::uint64_t>(filter[1] * filter[2]);
+      add(SaturatingProduct({out, dim(filter[1]), dim(filter[2])}));
     else if (type == "FULLY_CONNECTED" && filter.size() == 2)
-      total += elements(op->outputs[0]) * static_cast<std::uint64_t>(std::max(filter[1], 0));
+      add(SaturatingProduct({out, dim(filter[1])}));
   }
   return total;
 }
