@@ -366,6 +366,27 @@ TEST(Split, HugeFilterDimensionsAreCountedWithoutOverflow) {
   EXPECT_GE(r.macs_before, static_cast<std::uint64_t>(output_elements) * 64u * 620756993u);
 }
 
+// Found by the split fuzzer as well: 18 bytes of the SVDF keyword model changed so that a
+// tensor's 64-bit quantization zero points sit at a 4-byte boundary, which flatbuffers'
+// verifier lets through; unpacking them read misaligned words (UndefinedBehaviorSanitizer).
+// The rewrite's loader refuses such a file.
+TEST(Split, MisalignedZeroPointsAreRefused) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  std::string bytes = ReadFileBytes(shared / "models/keyword_scrambled_svdf_int8.tflite");
+  ASSERT_EQ(bytes.size(), 34576u);
+  const std::pair<std::size_t, int> edits[] = {
+      {4481, 01},  {4482, 061}, {4483, 055},  {4484, 00},  {4996, 012},   {4997, 00},
+      {4998, 014}, {4999, 00},  {5000, 07},   {5001, 00},  {5002, 00},    {5003, 00},
+      {5004, 010}, {5005, 00},  {32594, 077}, {32595, 01}, {32596, 0111}, {33968, 062}};
+  for (const auto& [at, value] : edits) bytes[at] = static_cast<char>(value);
+  try {
+    rewrite::LoadModel(bytes, "fuzzed.tflite");
+    FAIL() << "a model with misaligned zero points was loaded";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not 8-byte aligned"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SplitCli, LeavesAModelAsItIsAndSaysWhy) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const auto out = std::filesystem::temp_directory_path() / "memplan_split_test_resnet8.tflite";

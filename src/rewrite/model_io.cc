@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "memplan/error.h"
 #include "memplan/tflite.h"
@@ -28,6 +29,23 @@ std::unique_ptr<fb::ModelT> LoadModel(std::string_view bytes, std::string_view s
   flatbuffers::Verifier verifier(data, bytes.size());
   if (!fb::VerifyModelBuffer(verifier))
     throw InputError(fmt::format("{}: the model fails flatbuffers verification", source));
+  // The verifier checks a vector's length word for 4-byte alignment only; a vector of
+  // 64-bit values (quantization zero points) can then sit off its alignment, and unpacking
+  // it would read misaligned words.
+  const fb::Model* root = fb::GetModel(data);
+  if (root->subgraphs())
+    for (flatbuffers::uoffset_t s = 0; s < root->subgraphs()->size(); ++s) {
+      const auto* tensors = root->subgraphs()->Get(s)->tensors();
+      for (flatbuffers::uoffset_t t = 0; tensors && t < tensors->size(); ++t) {
+        const auto* q = tensors->Get(t)->quantization();
+        if (q && q->zero_point() &&
+            reinterpret_cast<std::uintptr_t>(q->zero_point()->data()) % alignof(std::int64_t) != 0)
+          throw InputError(fmt::format(
+              "{}: subgraph {}, tensor {}: its quantization zero points are not 8-byte aligned "
+              "in the file (the file is corrupt)",
+              source, s, t));
+      }
+    }
   auto model = fb::UnPackModel(data);
   for (std::size_t b = 0; b < model->buffers.size(); ++b)
     if (model->buffers[b] && model->buffers[b]->offset > 1)
