@@ -9,7 +9,8 @@
 
 namespace memplan::cpuplan {
 
-Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment) {
+Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak) {
+  if (peak) *peak = -1;
   Step steps = 0;
   for (const UsageRecord& r : records)
     if (r.size > 0) steps = std::max(steps, r.last + 2);
@@ -61,7 +62,11 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment) 
       }
     }
     const Bytes top_pad = pad_mask == 0 ? 0 : static_cast<Bytes>(63 - std::countl_zero(pad_mask));
-    bound = std::max(bound, padded > top_pad ? padded - top_pad : 0);
+    const Bytes here = padded > top_pad ? padded - top_pad : 0;
+    if (here > bound || (peak && *peak < 0)) {
+      bound = std::max(bound, here);
+      if (peak) *peak = static_cast<Step>(s);
+    }
   }
   return bound;
 }

@@ -10,6 +10,9 @@
 
 namespace memplan::cpuplan {
 
-Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment);
+// `peak`, when given, gets the first step where the bound is reached (-1 when the records
+// are sparse and OffsetsLowerBound answers).
+Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment,
+                      Step* peak = nullptr);
 
 }  // namespace memplan::cpuplan

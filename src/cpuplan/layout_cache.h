@@ -18,6 +18,7 @@ struct Layout {
   std::vector<Placement> placement;  // per tensor; size 0 = none
   Bytes high_water = 0;
   CpuTfliteCheck check = CpuTfliteCheck::kNone;  // why it is no larger than TensorFlow Lite's
+  std::int64_t peak_step = -1;  // a node where its lower bound is reached, when known (-1)
 };
 
 // Every tensor's bytes and type, and a hash of them updated in O(1) per change.

@@ -7,6 +7,7 @@
 // at once.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
@@ -29,6 +30,10 @@ constexpr Bytes kUnknown = ~Bytes{0};
 // After the cheap strategy lost to TensorFlow Lite's placement, it runs again on every
 // kRecheck-th plan from nothing (shapes drift; it may win again).
 constexpr std::uint32_t kRecheck = 8;
+// A change is repaired in place (only the tensors whose placement no longer holds placed
+// again) when at most one in kRepairShare of the range's tensors changed; a larger change
+// is planned again from its first node, which costs about the same.
+constexpr std::size_t kRepairShare = 8;
 
 // A strategy by name, run without PlanOffsets' own validation and verification: the caller
 // validates the problem once and verifies only the plan it keeps.
@@ -179,6 +184,7 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     bool tflite_candidate = false;  // planned from nothing, TensorFlow Lite's order among
     Bytes bound = kUnknown;         // the lower bound of the whole layout, when known
     Bytes problem_bound = 0;        // around kept offsets: the bound of the problem's records
+    Step peak = -1;                 // where the whole layout's bound is reached, when known
   };
   auto plan_from = [&](std::int32_t from) {
     Replan out{from, layout->placement, 0, 0, 0, false, kUnknown, 0};
@@ -277,15 +283,91 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     return out;
   };
 
+  // A change that reaches few tensors (one grew, say) is first repaired in place: only the
+  // tensors whose placement no longer holds are placed again, around every other placement,
+  // in time proportional to them and the placements alive with them. The repair is kept only
+  // when the arena is then at the layout's lower bound (no plan, TensorFlow Lite's included,
+  // can be smaller); otherwise the tensors from the first changed node on are planned again.
+  auto repair = [&]() -> std::optional<Replan> {
+    std::vector<std::int32_t> changed;
+    for (const std::int32_t t : range)
+      if (layout->placement[t].size == 0) changed.push_back(t);
+    if (changed.empty() || changed.size() * kRepairShare > range.size()) return std::nullopt;
+    Replan out{reach, layout->placement, 0, 0, 0, false, kUnknown, 0};
+    for (std::size_t t = 0; t < n; ++t)
+      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > last) out.placement[t] = Placement{};
+    auto last_step = [&](std::int32_t first_node, std::int32_t last_node) {
+      return last_node == kEndOfRun ? std::max<Step>(end, first_node) : Step{last_node};
+    };
+    Step lo = std::numeric_limits<Step>::max(), hi = 0;
+    for (const std::int32_t t : changed) {
+      lo = std::min<Step>(lo, alloc_node_[t]);
+      hi = std::max(hi, last_step(alloc_node_[t], dealloc_node_[t]));
+    }
+    Problem problem;
+    problem.alignment = options_.tensor_alignment;
+    for (const Placement& p : out.placement) {
+      if (p.size == 0) continue;
+      const Step p_last = last_step(p.first, p.last);
+      if (p_last < lo || p.first > hi) continue;  // never alive with a changed tensor
+      problem.records.push_back({p.size, p.first, p_last});
+      problem.fixed_offsets.push_back(p.offset);
+    }
+    out.fixed = problem.records.size();
+    for (const std::int32_t t : changed) {
+      problem.records.push_back(
+          {graph_.tensors[t].bytes, alloc_node_[t], last_step(alloc_node_[t], dealloc_node_[t])});
+      problem.fixed_offsets.push_back(std::nullopt);
+    }
+    Validate(problem);
+    const OffsetPlan plan =
+        problem.size() <= cpuplan::kScanRecords
+            ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
+            : RunStrategy(problem, "greedy_by_size");
+    cpuplan::VerifyBySweep(problem, plan);
+    for (std::size_t k = 0; k < changed.size(); ++k) {
+      const std::int32_t t = changed[k];
+      out.placement[t] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
+                          dealloc_node_[t], t};
+    }
+    out.placed = changed.size();
+    for (const Placement& p : out.placement)
+      out.high_water = std::max(out.high_water, p.offset + p.size);
+    // The bound at the node where the layout it started from met its bound: when that alone
+    // reaches the arena, the arena is the bound, without sweeping every node.
+    if (previous && previous->peak_step >= 0) {
+      const Step peak = previous->peak_step;
+      Bytes padded = 0, top_pad = 0;
+      for (const Placement& p : out.placement) {
+        if (p.size == 0 || p.first > peak || last_step(p.first, p.last) < peak) continue;
+        const Bytes aligned = AlignUp(p.size, options_.tensor_alignment);
+        padded += aligned;
+        top_pad = std::max(top_pad, aligned - p.size);
+      }
+      const Bytes at_peak = padded > top_pad ? padded - top_pad : 0;
+      if (out.high_water <= at_peak) {
+        out.bound = at_peak;
+        out.peak = peak;
+        return out;
+      }
+    }
+    out.bound =
+        cpuplan::SweepLowerBound(RecordsOf(out.placement), options_.tensor_alignment, &out.peak);
+    if (out.high_water > out.bound) return std::nullopt;
+    return out;
+  };
+
   bool tflite_was_candidate = false;
   Bytes layout_bound = kUnknown;
   if (reach != std::numeric_limits<std::int32_t>::max()) {
-    Replan chosen = plan_from(reach);
-    if (chosen.fixed > 0 && reach > range_first) {
-      chosen.bound =
-          chosen.high_water <= chosen.problem_bound
-              ? chosen.high_water
-              : cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment);
+    std::optional<Replan> repaired = repair();
+    const bool was_repaired = repaired.has_value();
+    Replan chosen = was_repaired ? std::move(*repaired) : plan_from(reach);
+    if (!was_repaired && chosen.fixed > 0 && reach > range_first) {
+      chosen.bound = chosen.high_water <= chosen.problem_bound
+                         ? chosen.high_water
+                         : cpuplan::SweepLowerBound(RecordsOf(chosen.placement),
+                                                    options_.tensor_alignment, &chosen.peak);
       if (chosen.high_water > chosen.bound) {
         // Kept offsets cost something (the arena is above the bound): the whole range is
         // planned again too, and the smaller kept, so a re-plan is never above a whole one.
@@ -294,6 +376,7 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
       }
     }
     layout_bound = chosen.bound;
+    layout->peak_step = chosen.peak;
     layout->placement = std::move(chosen.placement);
     stats_.placed = chosen.placed;
     stats_.kept = chosen.fixed;
@@ -317,7 +400,8 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
 void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_candidate,
                                                Bytes bound) {
   if (bound == kUnknown)
-    bound = cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment);
+    bound = cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment,
+                                     &layout.peak_step);
   if (layout.high_water <= bound) {
     layout.check = CpuTfliteCheck::kAtBound;
     return;
