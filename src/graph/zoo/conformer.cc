@@ -45,19 +45,10 @@ TensorId FeedForward(GraphBuilder& g, TensorId x, const std::string& n) {
   return Binary(g, "ADD", x, h, n + "/residual");
 }
 
-TensorId SelfAttention(GraphBuilder& g, TensorId x, const std::string& n, std::int64_t t) {
-  const TensorId qkv = FullyConnected(g, LayerNorm(g, x, n + "/ln"), n + "/qkv", 3 * kModel);
-  const std::vector<TensorId> parts = Split(g, qkv, n + "/qkv_split", -1, 3);
-  const TensorId q = SplitHeads(g, parts[0], n + "/q", kHeads, false);
-  const TensorId k = SplitHeads(g, parts[1], n + "/k", kHeads, true);
-  const TensorId v = SplitHeads(g, parts[2], n + "/v", kHeads, false);
-  TensorId scores = BatchMatMul(g, q, k, n + "/scores");  // [1, heads, T, T]
-  scores = Binary(g, "MUL", scores, g.Constant(n + "/scale", {}), n + "/scaled");
-  const TensorId probs = Unary(g, "SOFTMAX", scores, n + "/probs");
-  TensorId context = BatchMatMul(g, probs, v, n + "/context");  // [1, heads, T, head_dim]
-  context = Transpose(g, context, n + "/merge", {0, 2, 1, 3});
-  context = Reshape(g, context, n + "/merged", {1, t, kModel});
-  return Binary(g, "ADD", x, FullyConnected(g, context, n + "/out", kModel), n + "/residual");
+TensorId Attention(GraphBuilder& g, TensorId x, const std::string& n) {
+  const TensorId attended =
+      SelfAttention(g, LayerNorm(g, x, n + "/ln"), n, kHeads, -1, {"/qkv", "/qkv_split", "/out"});
+  return Binary(g, "ADD", x, attended, n + "/residual");
 }
 
 TensorId ConvModule(GraphBuilder& g, TensorId x, const std::string& n, std::int64_t t) {
@@ -92,7 +83,7 @@ Graph BuildConformerS(std::int64_t frames) {
   for (std::int64_t block = 0; block < kBlocks; ++block) {
     const std::string n = fmt::format("block{}", block);
     x = FeedForward(g, x, n + "/ff1");
-    x = SelfAttention(g, x, n + "/attention", t);
+    x = Attention(g, x, n + "/attention");
     x = ConvModule(g, x, n + "/conv", t);
     x = FeedForward(g, x, n + "/ff2");
     x = LayerNorm(g, x, n + "/ln_out");

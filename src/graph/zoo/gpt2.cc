@@ -23,23 +23,6 @@ constexpr std::int64_t kSeq = 128;    // tokens per run of zoo:gpt2
 constexpr std::int64_t kVocab = 50257;
 constexpr std::int64_t kHidden = 3072;  // MLP width
 
-TensorId Attention(GraphBuilder& g, TensorId x, const std::string& n, TensorId mask,
-                   std::int64_t seq) {
-  const TensorId qkv = FullyConnected(g, x, n + "/c_attn", 3 * kModel);
-  const std::vector<TensorId> parts = Split(g, qkv, n + "/qkv", -1, 3);
-  const TensorId q = SplitHeads(g, parts[0], n + "/q", kHeads, false);
-  const TensorId k = SplitHeads(g, parts[1], n + "/k", kHeads, true);
-  const TensorId v = SplitHeads(g, parts[2], n + "/v", kHeads, false);
-  TensorId scores = BatchMatMul(g, q, k, n + "/scores");  // [1, heads, seq, seq]
-  scores = Binary(g, "MUL", scores, g.Constant(n + "/scale", {}), n + "/scaled");
-  scores = Binary(g, "ADD", scores, mask, n + "/masked");
-  const TensorId probs = Unary(g, "SOFTMAX", scores, n + "/probs");
-  TensorId context = BatchMatMul(g, probs, v, n + "/context");  // [1, heads, seq, head_dim]
-  context = Transpose(g, context, n + "/merge", {0, 2, 1, 3});
-  context = Reshape(g, context, n + "/merged", {1, seq, kModel});
-  return FullyConnected(g, context, n + "/c_proj", kModel);
-}
-
 TensorId Mlp(GraphBuilder& g, TensorId x, const std::string& n) {
   TensorId h = FullyConnected(g, x, n + "/c_fc", kHidden);
   h = Unary(g, "GELU", h, n + "/gelu");
@@ -62,7 +45,8 @@ Graph BuildGpt2(std::int64_t seq) {
   x = Binary(g, "ADD", x, g.Constant("wpe", {seq, kModel}), "embedding");
   for (std::int64_t layer = 0; layer < kLayers; ++layer) {
     const std::string n = fmt::format("h{}", layer);
-    const TensorId attn = Attention(g, LayerNorm(g, x, n + "/ln_1"), n + "/attn", mask, seq);
+    const TensorId attn = SelfAttention(g, LayerNorm(g, x, n + "/ln_1"), n + "/attn", kHeads, mask,
+                                        {"/c_attn", "/qkv", "/c_proj"});
     x = Binary(g, "ADD", x, attn, n + "/attn_residual");
     const TensorId mlp = Mlp(g, LayerNorm(g, x, n + "/ln_2"), n + "/mlp");
     x = Binary(g, "ADD", x, mlp, n + "/mlp_residual");

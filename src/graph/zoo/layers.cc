@@ -139,6 +139,24 @@ TensorId SplitHeads(GraphBuilder& g, TensorId x, const std::string& name, std::i
       keys ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1, 3});
 }
 
+TensorId SelfAttention(GraphBuilder& g, TensorId x, const std::string& n, std::int64_t heads,
+                       TensorId mask, const AttentionNames& names) {
+  const Shape s = g.ShapeOf(x);  // [1, T, D]
+  const TensorId qkv = FullyConnected(g, x, n + names.qkv, 3 * s.back());
+  const std::vector<TensorId> parts = Split(g, qkv, n + names.split, -1, 3);
+  const TensorId q = SplitHeads(g, parts[0], n + "/q", heads, false);
+  const TensorId k = SplitHeads(g, parts[1], n + "/k", heads, true);
+  const TensorId v = SplitHeads(g, parts[2], n + "/v", heads, false);
+  TensorId scores = BatchMatMul(g, q, k, n + "/scores");  // [1, heads, T, T]
+  scores = Binary(g, "MUL", scores, g.Constant(n + "/scale", {}), n + "/scaled");
+  if (mask >= 0) scores = Binary(g, "ADD", scores, mask, n + "/masked");
+  const TensorId probs = Unary(g, "SOFTMAX", scores, n + "/probs");
+  TensorId context = BatchMatMul(g, probs, v, n + "/context");  // [1, heads, T, head_dim]
+  context = Transpose(g, context, n + "/merge", {0, 2, 1, 3});
+  context = Reshape(g, context, n + "/merged", s);
+  return FullyConnected(g, context, n + names.out, s.back());
+}
+
 TensorId FullyConnected(GraphBuilder& g, TensorId x, std::string name, std::int64_t units) {
   Shape out = g.ShapeOf(x);
   if (out.empty()) ZooBug(fmt::format("{}: scalar input", name));

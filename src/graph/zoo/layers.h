@@ -55,6 +55,17 @@ TensorId Transpose(GraphBuilder& g, TensorId x, std::string name,
 // [1, heads, head_dim, T] for attention keys (ready for Q·Kᵀ).
 TensorId SplitHeads(GraphBuilder& g, TensorId x, const std::string& name, std::int64_t heads,
                     bool keys);
+// The names a model gives the pieces of its self-attention (suffixes of the layer's name).
+struct AttentionNames {
+  std::string qkv;    // the one FULLY_CONNECTED for Q, K and V
+  std::string split;  // the SPLIT of it into Q, K and V
+  std::string out;    // the output FULLY_CONNECTED
+};
+// Multi-head self-attention over [1, T, D]: Q, K and V from one FULLY_CONNECTED, SPLIT, heads
+// (SplitHeads), BATCH_MATMUL Q·Kᵀ, MUL by the scale, ADD of `mask` when given (-1: none),
+// SOFTMAX, BATCH_MATMUL with V, heads merged by TRANSPOSE/RESHAPE, the output projection.
+TensorId SelfAttention(GraphBuilder& g, TensorId x, const std::string& name, std::int64_t heads,
+                       TensorId mask, const AttentionNames& names);
 // BATCH_MATMUL of [..., M, K] by [..., K, N] (equal batch dimensions).
 TensorId BatchMatMul(GraphBuilder& g, TensorId a, TensorId b, std::string name);
 // GATHER of rows of `params` [V, D] at int32 `indices` [...]: [..., D].
