@@ -331,22 +331,24 @@ class TfliteReader {
 
   static TfliteOpOptions ShapeOptions(const fb::Operator& op) {
     TfliteOpOptions o;
+    // Padding and strides, as every windowed op's options table spells them; dilation as the
+    // convolutions' do.
+    const auto strided = [&](const auto* w) {
+      o.padding = static_cast<std::int32_t>(w->padding());
+      o.stride_w = w->stride_w();
+      o.stride_h = w->stride_h();
+    };
+    const auto dilated = [&](const auto* w) {
+      strided(w);
+      o.dilation_w = w->dilation_w_factor();
+      o.dilation_h = w->dilation_h_factor();
+    };
     if (const auto* c = op.builtin_options_as_Conv2DOptions()) {
-      o.padding = static_cast<std::int32_t>(c->padding());
-      o.stride_w = c->stride_w();
-      o.stride_h = c->stride_h();
-      o.dilation_w = c->dilation_w_factor();
-      o.dilation_h = c->dilation_h_factor();
+      dilated(c);
     } else if (const auto* d = op.builtin_options_as_DepthwiseConv2DOptions()) {
-      o.padding = static_cast<std::int32_t>(d->padding());
-      o.stride_w = d->stride_w();
-      o.stride_h = d->stride_h();
-      o.dilation_w = d->dilation_w_factor();
-      o.dilation_h = d->dilation_h_factor();
+      dilated(d);
     } else if (const auto* p = op.builtin_options_as_Pool2DOptions()) {
-      o.padding = static_cast<std::int32_t>(p->padding());
-      o.stride_w = p->stride_w();
-      o.stride_h = p->stride_h();
+      strided(p);
       o.filter_w = p->filter_width();
       o.filter_h = p->filter_height();
     } else if (const auto* f = op.builtin_options_as_FullyConnectedOptions()) {
