@@ -112,15 +112,17 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
   stats_.tflite_check = layout_->check;
 }
 
+Step CpuArenaPlanner::Impl::RecordLast(std::int32_t first, std::int32_t last) const {
+  return last == kEndOfRun ? std::max<Step>(static_cast<Step>(graph_.nodes.size()), first)
+                           : Step{last};
+}
+
 std::vector<UsageRecord> CpuArenaPlanner::Impl::RecordsOf(
     const std::vector<Placement>& placement) const {
-  const auto end = static_cast<Step>(graph_.nodes.size());
   std::vector<UsageRecord> records;
   records.reserve(placement.size());
   for (const Placement& p : placement)
-    if (p.size > 0)
-      records.push_back(
-          {p.size, p.first, p.last == kEndOfRun ? std::max<Step>(end, p.first) : p.last});
+    if (p.size > 0) records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
   return records;
 }
 
@@ -171,7 +173,6 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     range_first = std::min(range_first, alloc_node_[t]);
     if (layout->placement[t].size == 0) reach = std::min(reach, alloc_node_[t]);
   }
-  const auto end = static_cast<Step>(graph_.nodes.size());
 
   // One way to re-plan: the range's tensors first used from node `from` on, placed around
   // every placement that stays (all others first used up to `last`).
@@ -200,16 +201,13 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     problem.records.reserve(n);
     for (const Placement& p : out.placement) {
       if (p.size == 0 || p.last < from) continue;  // cannot be alive with a free tensor
-      problem.records.push_back(
-          {p.size, p.first, p.last == kEndOfRun ? std::max<Step>(end, p.first) : p.last});
+      problem.records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
       problem.fixed_offsets.push_back(p.offset);
     }
     out.fixed = problem.records.size();
     for (const std::int32_t t : free) {
-      const std::int32_t last_node = dealloc_node_[t];
       problem.records.push_back(
-          {graph_.tensors[t].bytes, alloc_node_[t],
-           last_node == kEndOfRun ? std::max<Step>(end, alloc_node_[t]) : last_node});
+          {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
       problem.fixed_offsets.push_back(std::nullopt);
     }
     if (!free.empty()) {
@@ -296,19 +294,16 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     Replan out{reach, layout->placement, 0, 0, 0, false, kUnknown, 0};
     for (std::size_t t = 0; t < n; ++t)
       if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > last) out.placement[t] = Placement{};
-    auto last_step = [&](std::int32_t first_node, std::int32_t last_node) {
-      return last_node == kEndOfRun ? std::max<Step>(end, first_node) : Step{last_node};
-    };
     Step lo = std::numeric_limits<Step>::max(), hi = 0;
     for (const std::int32_t t : changed) {
       lo = std::min<Step>(lo, alloc_node_[t]);
-      hi = std::max(hi, last_step(alloc_node_[t], dealloc_node_[t]));
+      hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
     }
     Problem problem;
     problem.alignment = options_.tensor_alignment;
     for (const Placement& p : out.placement) {
       if (p.size == 0) continue;
-      const Step p_last = last_step(p.first, p.last);
+      const Step p_last = RecordLast(p.first, p.last);
       if (p_last < lo || p.first > hi) continue;  // never alive with a changed tensor
       problem.records.push_back({p.size, p.first, p_last});
       problem.fixed_offsets.push_back(p.offset);
@@ -316,7 +311,7 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     out.fixed = problem.records.size();
     for (const std::int32_t t : changed) {
       problem.records.push_back(
-          {graph_.tensors[t].bytes, alloc_node_[t], last_step(alloc_node_[t], dealloc_node_[t])});
+          {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
       problem.fixed_offsets.push_back(std::nullopt);
     }
     Validate(problem);
@@ -339,7 +334,7 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
       const Step peak = previous->peak_step;
       Bytes padded = 0, top_pad = 0;
       for (const Placement& p : out.placement) {
-        if (p.size == 0 || p.first > peak || last_step(p.first, p.last) < peak) continue;
+        if (p.size == 0 || p.first > peak || RecordLast(p.first, p.last) < peak) continue;
         const Bytes aligned = AlignUp(p.size, options_.tensor_alignment);
         padded += aligned;
         top_pad = std::max(top_pad, aligned - p.size);

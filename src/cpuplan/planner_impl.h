@@ -99,6 +99,9 @@ class CpuArenaPlanner::Impl {
                                                     bool fresh);
   // The records of a layout's placements (a live-to-the-end tensor ends at the last node).
   std::vector<UsageRecord> RecordsOf(const std::vector<cpuplan::Placement>& placement) const;
+  // A lifetime's last node as a record's last step: kEndOfRun (alive to the end of the run)
+  // becomes the graph's end, or the first node when that is later.
+  Step RecordLast(std::int32_t first, std::int32_t last) const;
   // Makes sure `layout` is no larger than TensorFlow Lite's plan after the same calls
   // (docs/cpu-planner.md, "Never above TensorFlow Lite"); sets layout.check.
   // `bound`: the lower bound of the layout's records when known (else ~0).
