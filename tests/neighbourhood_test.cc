@@ -1,6 +1,6 @@
 // The large-neighbourhood search of the exact solver (src/exact/neighbourhood.h): never
 // above its start, every plan verified, the bound reached where a greedy start misses it,
-// the same plan for the same node budget, and a plan no worse than best on pangu_2.6B.
+// the same plan for the same node budget, and a plan no worse than its start on pangu_2.6B.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -116,15 +116,18 @@ TEST(Neighbourhood, TheSameNodeBudgetGivesTheSamePlan) {
 
 // The production trace where best leaves a gap (docs/scale.md): a small node budget, so
 // the test stays short; the plan must verify and never be above best's.
-TEST(Neighbourhood, PanguStaysAtOrBelowBest) {
+// best now reaches LOAD on pangu (anchored at its heaviest step), so the search starts
+// from greedy_by_size's plan, 0.76 % above it, with its staircase of long-lived records.
+TEST(Neighbourhood, PanguStaysAtOrBelowItsStart) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const std::filesystem::path path = shared / "benchmarks/compiler_traces/pangu_2.6B.csv";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not found";
   const Problem p = ParseRecordsCsv(ReadFileBytes(path), path.string());
-  const OffsetPlan best = PlanOffsets(p, "best");
+  const OffsetPlan start = PlanOffsets(p, "greedy_by_size");
+  ASSERT_GT(start.arena_bytes, OffsetsLowerBound(p));
   const exact::NeighbourhoodResult r =
-      exact::ImproveByNeighbourhoods(p, best, ExactLowerBound(p), NodeBudget(6000));
-  EXPECT_LE(r.plan.arena_bytes, best.arena_bytes);
+      exact::ImproveByNeighbourhoods(p, start, ExactLowerBound(p), NodeBudget(6000));
+  EXPECT_LE(r.plan.arena_bytes, start.arena_bytes);
   EXPECT_GE(r.plan.arena_bytes, OffsetsLowerBound(p));
   EXPECT_GT(r.windows, 0u);
   EXPECT_NO_THROW(VerifyOrThrow(p, r.plan));

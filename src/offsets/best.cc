@@ -2,6 +2,8 @@
 // order and fit rule of a named strategy (so best is never above one of them, at any
 // size), also naive and strip_packing, on small problems searches over orders, and
 // returns the smallest plan (ties: the earlier variant, in the fixed order below).
+// When none reaches the lower bound, the greedy orders run again anchored at the
+// heaviest step (peak_anchor.h): the records live there packed first, the rest after.
 //
 // Work runs on up to kMaxWorkers threads, yet the result never depends on timing: a
 // variant gives up only once its arena exceeds that of a variant already finished
@@ -26,6 +28,7 @@
 #include "src/offsets/best_internal.h"
 #include "src/offsets/order_search.h"
 #include "src/offsets/orders.h"
+#include "src/offsets/peak_anchor.h"
 #include "src/offsets/placement.h"
 
 namespace memplan {
@@ -193,6 +196,12 @@ class Results {
  public:
   Results(std::size_t slots, Bytes bound) : slots_(slots), bound_(bound) {}
 
+  // Candidates above `arena` cannot matter (a plan that small is known already).
+  void Cap(Bytes arena) {
+    std::lock_guard lock(mutex_);
+    if (arena < limit_.load()) limit_.store(arena);
+  }
+
   // Anything arriving later cannot win once its arena exceeds this.
   const std::atomic<Bytes>& Limit() const { return limit_; }
   // Slot `slot` need not run: an earlier slot already reached the bound.
@@ -230,6 +239,61 @@ class Results {
   std::atomic<Bytes> limit_{~Bytes{0}};
   std::atomic<std::size_t> settled_before_{~std::size_t{0}};
 };
+
+// Stage 2: the greedy orders again, anchored at the heaviest step: its online records
+// packed bottom-up first (in the order of `winner`'s offsets, then largest first), the
+// rest after them in each order with its best and first fits. Only a plan below
+// `winner` is returned.
+std::optional<Candidate> AnchoredAtPeak(const Context& context,
+                                        const std::vector<OrderChoice>& choices,
+                                        const Candidate& winner, Bytes bound, unsigned workers,
+                                        const std::function<Placer&(unsigned)>& placer_for) {
+  const Problem& problem = context.problem;
+  const std::int32_t peak = HeaviestStep(problem, context.steps);
+  if (peak < 0) return std::nullopt;
+  std::vector<Bytes> by_size(problem.size());
+  for (std::size_t i = 0; i < problem.size(); ++i) by_size[i] = Descending(problem.records[i].size);
+  struct Anchor {
+    std::vector<std::size_t> records;  // the peak's online records, in packing order
+    const char* label;                 // how they are ordered
+  };
+  const Anchor anchors[] = {
+      {OnlineLiveAt(problem, context.steps, peak, winner.offsets), "by offset"},
+      {OnlineLiveAt(problem, context.steps, peak, by_size), "largest first"},
+  };
+  if (anchors[0].records.empty()) return std::nullopt;
+  std::vector<bool> anchored(problem.size(), false);
+  for (std::size_t r : anchors[0].records) anchored[r] = true;
+  const Step step = OriginalStep(problem, anchors[0].records);
+
+  struct Item {
+    const Anchor* anchor;
+    const OrderChoice* choice;
+    Fit fit;
+  };
+  std::vector<Item> items;
+  for (const Anchor& anchor : anchors)
+    for (const OrderChoice& choice : choices)
+      for (Fit fit : choice.fits)
+        if (fit == Fit::kBest || fit == Fit::kFirst) items.push_back({&anchor, &choice, fit});
+  Results found(items.size(), bound);
+  found.Cap(winner.arena);
+  ForEachItem(items.size(), workers, [&](std::size_t item, unsigned worker) {
+    if (found.Settled(item)) return;
+    const Item& it = items[item];
+    std::vector<std::size_t> rest = it.choice->make(context);
+    std::erase_if(rest, [&](std::size_t r) { return anchored[r]; });
+    Placer& placer = placer_for(worker);
+    if (!PlaceAnchored(placer, it.anchor->records, rest, it.fit, found.Limit())) return;
+    found.Add(item, {placer.ArenaSoFar(), placer.Offsets(),
+                     fmt::format("anchored at step {} ({} records {}), then {} order, {}", step,
+                                 it.anchor->records.size(), it.anchor->label, it.choice->label,
+                                 FitLabel(it.fit))});
+  });
+  std::optional<Candidate> better = found.Take();
+  if (better && better->arena < winner.arena) return better;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -322,9 +386,14 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
     }
     if (small) orders[item] = std::move(order);
   });
-  // The winner among the variants up to strip_packing: stage 2 searches from it too.
+  // The winner among the variants up to strip_packing: stage 3 searches from it too.
   const std::string classic = greedy.DetailOfBestBefore(strip_slot + 1);
   std::optional<Candidate> best = greedy.Take();
+  if (best->arena > bound) {
+    if (std::optional<Candidate> anchored =
+            AnchoredAtPeak(context, choices, *best, bound, workers, placer_for))
+      best = std::move(anchored);
+  }
   auto finish = [&](Candidate c) {
     OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(c.offsets));
     plan.detail = std::move(c.detail);
@@ -332,7 +401,7 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
   };
   if (!small || best->arena <= bound) return finish(std::move(*best));
 
-  // Stage 2 (small problems): order searches from the winner, from the diverse orders
+  // Stage 3 (small problems): order searches from the winner, from the diverse orders
   // and from strip_packing's plan read bottom-up.
   struct Start {
     std::vector<std::size_t> order;  // where the search starts
