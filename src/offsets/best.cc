@@ -241,9 +241,8 @@ class Results {
 };
 
 // Stage 2: the greedy orders again, anchored at the heaviest step: its online records
-// packed bottom-up first (in the order of `winner`'s offsets, then largest first), the
-// rest after them in each order with its best and first fits. Only a plan below
-// `winner` is returned.
+// packed bottom-up first (in the order of `winner`'s offsets), the rest after them in
+// each order with its best and first fits. Only a plan below `winner` is returned.
 std::optional<Candidate> AnchoredAtPeak(const Context& context,
                                         const std::vector<OrderChoice>& choices,
                                         const Candidate& winner, Bytes bound, unsigned workers,
@@ -251,31 +250,24 @@ std::optional<Candidate> AnchoredAtPeak(const Context& context,
   const Problem& problem = context.problem;
   const std::int32_t peak = HeaviestStep(problem, context.steps);
   if (peak < 0) return std::nullopt;
-  std::vector<Bytes> by_size(problem.size());
-  for (std::size_t i = 0; i < problem.size(); ++i) by_size[i] = Descending(problem.records[i].size);
-  struct Anchor {
-    std::vector<std::size_t> records;  // the peak's online records, in packing order
-    const char* label;                 // how they are ordered
-  };
-  const Anchor anchors[] = {
-      {OnlineLiveAt(problem, context.steps, peak, winner.offsets), "by offset"},
-      {OnlineLiveAt(problem, context.steps, peak, by_size), "largest first"},
-  };
-  if (anchors[0].records.empty()) return std::nullopt;
+  // Packed in the order of the best plan's offsets, the peak keeps the winner's
+  // arrangement without its holes (largest first was tried too and never won, on the
+  // compiler traces or on random problems).
+  const std::vector<std::size_t> anchor =
+      OnlineLiveAt(problem, context.steps, peak, winner.offsets);
+  if (anchor.empty()) return std::nullopt;
   std::vector<bool> anchored(problem.size(), false);
-  for (std::size_t r : anchors[0].records) anchored[r] = true;
-  const Step step = OriginalStep(problem, anchors[0].records);
+  for (std::size_t r : anchor) anchored[r] = true;
+  const Step step = OriginalStep(problem, anchor);
 
   struct Item {
-    const Anchor* anchor;
     const OrderChoice* choice;
     Fit fit;
   };
   std::vector<Item> items;
-  for (const Anchor& anchor : anchors)
-    for (const OrderChoice& choice : choices)
-      for (Fit fit : choice.fits)
-        if (fit == Fit::kBest || fit == Fit::kFirst) items.push_back({&anchor, &choice, fit});
+  for (const OrderChoice& choice : choices)
+    for (Fit fit : choice.fits)
+      if (fit == Fit::kBest || fit == Fit::kFirst) items.push_back({&choice, fit});
   Results found(items.size(), bound);
   found.Cap(winner.arena);
   ForEachItem(items.size(), workers, [&](std::size_t item, unsigned worker) {
@@ -284,11 +276,10 @@ std::optional<Candidate> AnchoredAtPeak(const Context& context,
     std::vector<std::size_t> rest = it.choice->make(context);
     std::erase_if(rest, [&](std::size_t r) { return anchored[r]; });
     Placer& placer = placer_for(worker);
-    if (!PlaceAnchored(placer, it.anchor->records, rest, it.fit, found.Limit())) return;
+    if (!PlaceAnchored(placer, anchor, rest, it.fit, found.Limit())) return;
     found.Add(item, {placer.ArenaSoFar(), placer.Offsets(),
-                     fmt::format("anchored at step {} ({} records {}), then {} order, {}", step,
-                                 it.anchor->records.size(), it.anchor->label, it.choice->label,
-                                 FitLabel(it.fit))});
+                     fmt::format("anchored at step {} ({} records by offset), then {} order, {}",
+                                 step, anchor.size(), it.choice->label, FitLabel(it.fit))});
   });
   std::optional<Candidate> better = found.Take();
   if (better && better->arena < winner.arena) return better;
