@@ -112,6 +112,26 @@ TEST(PeakAnchor, BestTakesAnAnchoredPlanWhereItIsSmaller) {
   EXPECT_GT(anchored, 0);
 }
 
+// Anchored plans keep fixed records where they are and respect the alignment: every
+// plan best returns verifies, and some of these are anchored.
+TEST(PeakAnchor, AnchoredPlansWithFixedRecordsAndAlignmentVerify) {
+  int anchored = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    testing::RandomProblemOptions o;
+    o.records = 200;
+    o.steps = 120;
+    o.alignment = seed % 3 == 0 ? 16 : 1;
+    o.fixed_fraction = seed % 2 == 0 ? 0.05 : 0.0;
+    const Problem p = testing::RandomProblem(seed, o);
+    const OffsetPlan best = PlanOffsets(p, "best");
+    EXPECT_NO_THROW(VerifyOrThrow(p, best)) << "seed " << seed;
+    for (std::size_t i = 0; i < p.size(); ++i)
+      if (p.IsFixed(i)) EXPECT_EQ(*p.fixed_offsets[i], best.offsets[i]) << "seed " << seed;
+    if (best.detail.starts_with("anchored at step ")) ++anchored;
+  }
+  EXPECT_GT(anchored, 0);
+}
+
 TEST(PeakAnchor, BestReachesLoadOnPangu) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const std::filesystem::path path = shared / "benchmarks/compiler_traces/pangu_2.6B.csv";
