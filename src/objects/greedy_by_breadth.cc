@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "src/objects/sweep.h"
@@ -29,6 +30,42 @@ struct BreadthObject {
     if (next != members.begin() && std::prev(next)->second >= r.first) return false;
     return true;
   }
+};
+
+// The objects by (size, id), asked in the order of TensorFlow Lite's preference for a
+// record of size s: the smallest object of at least s (lowest id on ties), else the
+// largest smaller one (lowest id on ties). The first that the record fits is the one a
+// scan over every object would choose, and the scan stops there instead of reading
+// every object.
+class ByPreference {
+ public:
+  static constexpr ObjectId kNone = std::numeric_limits<ObjectId>::max();
+
+  void Add(ObjectId o) { order_.insert({0, o}); }
+  void Grow(ObjectId o, Bytes from, Bytes to) {
+    if (from == to) return;
+    order_.erase({from, o});
+    order_.insert({to, o});
+  }
+
+  ObjectId Choose(const UsageRecord& r, const std::vector<BreadthObject>& objects) const {
+    // At least r.size, smallest first, then lower id: the set's own order.
+    for (auto it = order_.lower_bound({r.size, 0}); it != order_.end(); ++it)
+      if (objects[it->second].Fits(r)) return it->second;
+    // Smaller: largest size first, and within one size the lowest id.
+    auto group_end = order_.lower_bound({r.size, 0});
+    while (group_end != order_.begin()) {
+      const Bytes size = std::prev(group_end)->first;
+      const auto group_begin = order_.lower_bound({size, 0});
+      for (auto it = group_begin; it != group_end; ++it)
+        if (objects[it->second].Fits(r)) return it->second;
+      group_end = group_begin;
+    }
+    return kNone;
+  }
+
+ private:
+  std::set<std::pair<Bytes, ObjectId>> order_;  // (size, id) of every object
 };
 
 // The records not yet given an object, found by a segment they are live in: a segment
@@ -112,6 +149,7 @@ ObjectPlan PlanObjectsGreedyByBreadth(const Problem& problem) {
   std::vector<BreadthObject> objects;
   Unassigned unassigned(records, segments);
   std::vector<std::size_t> profile;  // a segment's unassigned records, largest first
+  ByPreference preference;
   for (std::size_t segment : visit) {
     unassigned.LiveIn(segment, ids, kNone, profile);
     // TensorFlow Lite's task profile order: size non-increasing, then record index.
@@ -121,21 +159,13 @@ ObjectPlan PlanObjectsGreedyByBreadth(const Problem& problem) {
     for (std::size_t i : profile) {
       if (ids[i] != kNone) continue;
       const UsageRecord& r = records[i];
-      ObjectId best = kNone;
-      for (ObjectId o = 0; o < objects.size(); ++o) {
-        const Bytes size = objects[o].size;
-        if (best != kNone) {
-          const Bytes best_size = objects[best].size;
-          // Prefer the smallest object that fits the size, else the largest smaller one.
-          if (best_size < r.size ? size <= best_size : (size < r.size || size >= best_size))
-            continue;
-        }
-        if (objects[o].Fits(r)) best = o;
-      }
+      ObjectId best = preference.Choose(r, objects);
       if (best == kNone) {
         best = objects.size();
         objects.emplace_back();
+        preference.Add(best);
       }
+      preference.Grow(best, objects[best].size, std::max(objects[best].size, r.size));
       objects[best].size = std::max(objects[best].size, r.size);
       objects[best].members.emplace(r.first, r.last);
       ids[i] = best;
