@@ -97,7 +97,9 @@ TEST(PeakAnchor, BestTakesAnAnchoredPlanWhereItIsSmaller) {
                                           "greedy_by_breadth", "xla_spatial", "xla_temporal",
                                           "tflite_cpu",        "tvm_greedy",  "strip_packing"};
   int anchored = 0;
-  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+  // Under the sanitizers fewer seeds (still two anchored ones): each plan takes ~2 s there.
+  const std::uint32_t seeds = testing::kSanitizedBuild ? 12 : 40;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
     const Problem p = MixedLifetimes(seed, 300);
     const OffsetPlan best = PlanOffsets(p, "best");
     EXPECT_NO_THROW(VerifyOrThrow(p, best));
@@ -108,7 +110,7 @@ TEST(PeakAnchor, BestTakesAnAnchoredPlanWhereItIsSmaller) {
     for (const std::string& name : named)
       EXPECT_LT(best.arena_bytes, PlanOffsets(p, name).arena_bytes) << name << ", seed " << seed;
   }
-  // Without the anchoring stage no plan is anchored (6 of these 40 seeds are today).
+  // Without the anchoring stage no plan is anchored (7 of these 40 seeds are today).
   EXPECT_GT(anchored, 0);
 }
 
@@ -116,7 +118,8 @@ TEST(PeakAnchor, BestTakesAnAnchoredPlanWhereItIsSmaller) {
 // plan best returns verifies, and some of these are anchored.
 TEST(PeakAnchor, AnchoredPlansWithFixedRecordsAndAlignmentVerify) {
   int anchored = 0;
-  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+  const std::uint64_t seeds = testing::kSanitizedBuild ? 12 : 60;  // 6 and 7 are anchored
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
     testing::RandomProblemOptions o;
     o.records = 200;
     o.steps = 120;
