@@ -68,7 +68,7 @@ TEST(FreeGapIndex, AgreesWithAskingEveryObject) {
     const ObjectId kinds = 1 + static_cast<ObjectId>(round % 7);
     for (std::size_t r = 0; r < records.size(); ++r) {
       // Each query first, against the objects so far.
-      EXPECT_EQ(index.Nearest(records[r]), NearestByScan(records, objects, records[r]))
+      EXPECT_EQ(index.Nearest(r), NearestByScan(records, objects, records[r]))
           << "round " << round << " record " << r;
       // Then r joins a random object it fits into (or a new one).
       const auto object = static_cast<ObjectId>(rng() % kinds);

@@ -76,9 +76,20 @@ FreeGapIndex::FreeGapIndex(const std::vector<UsageRecord>& records)
       by_first_(SortedBy(records, &UsageRecord::first)),
       last_rank_(Ranks(by_last_)),
       first_rank_(Ranks(by_first_)),
+      ends_before_(records.size()),
+      starts_by_end_(records.size()),
       object_of_(records.size(), 0),
       gap_end_after_(records.size()),
-      gap_start_before_(records.size()) {}
+      gap_start_before_(records.size()) {
+  for (std::size_t i : by_last_) lasts_.push_back(records[i].last);
+  for (std::size_t i : by_first_) firsts_.push_back(records[i].first);
+  for (std::size_t r = 0; r < records.size(); ++r) {
+    ends_before_[r] = static_cast<std::size_t>(
+        std::lower_bound(lasts_.begin(), lasts_.end(), records[r].first) - lasts_.begin());
+    starts_by_end_[r] = static_cast<std::size_t>(
+        std::upper_bound(firsts_.begin(), firsts_.end(), records[r].last) - firsts_.begin());
+  }
+}
 
 void FreeGapIndex::Place(std::size_t r, ObjectId object, std::optional<std::size_t> before,
                          std::optional<std::size_t> after) {
@@ -91,36 +102,30 @@ void FreeGapIndex::Place(std::size_t r, ObjectId object, std::optional<std::size
   if (after) gap_start_before_.Set(first_rank_[*after], -placed.last);
 }
 
-std::optional<std::pair<std::uint64_t, ObjectId>> FreeGapIndex::Nearest(
-    const UsageRecord& q) const {
+std::optional<std::pair<std::uint64_t, ObjectId>> FreeGapIndex::Nearest(std::size_t r) const {
+  const UsageRecord& q = records_[r];
   std::optional<std::pair<std::uint64_t, ObjectId>> best;
   auto offer = [&](std::uint64_t distance, ObjectId object) {
     if (!best || distance < best->first || (distance == best->first && object < best->second))
       best = {distance, object};
   };
   // Members ending before q starts whose gap reaches past q: the latest such end is
-  // the nearest; every member ending at that same step is a tie, lowest id wins.
-  const auto ends_before = static_cast<std::size_t>(
-      std::lower_bound(by_last_.begin(), by_last_.end(), q.first,
-                       [&](std::size_t i, Step s) { return records_[i].last < s; }) -
-      by_last_.begin());
-  if (const auto leaf = gap_end_after_.RightmostBefore(ends_before, q.last)) {
-    const Step end = records_[by_last_[*leaf]].last;
-    for (std::size_t i = *leaf + 1; i-- > 0 && records_[by_last_[i]].last == end;)
-      if (gap_end_after_.Get(i) > q.last)
-        offer(static_cast<std::uint64_t>(q.first - end), object_of_[by_last_[i]]);
+  // the nearest; every member ending at that same step is a tie, lowest id wins. The
+  // ties are found by searching on (many records may end at that step, few of them
+  // members with such a gap).
+  if (auto leaf = gap_end_after_.RightmostBefore(ends_before_[r], q.last)) {
+    const Step end = lasts_[*leaf];
+    const auto distance = static_cast<std::uint64_t>(q.first - end);
+    do offer(distance, object_of_[by_last_[*leaf]]);
+    while ((leaf = gap_end_after_.RightmostBefore(*leaf, q.last)) && lasts_[*leaf] == end);
   }
   // Members starting after q ends whose gap begins before q: the earliest start is the
   // nearest, with the same tie rule.
-  const auto starts_after = static_cast<std::size_t>(
-      std::upper_bound(by_first_.begin(), by_first_.end(), q.last,
-                       [&](Step s, std::size_t i) { return s < records_[i].first; }) -
-      by_first_.begin());
-  if (const auto leaf = gap_start_before_.LeftmostFrom(starts_after, -q.first)) {
-    const Step start = records_[by_first_[*leaf]].first;
-    for (std::size_t i = *leaf; i < by_first_.size() && records_[by_first_[i]].first == start; ++i)
-      if (gap_start_before_.Get(i) > -q.first)
-        offer(static_cast<std::uint64_t>(start - q.last), object_of_[by_first_[i]]);
+  if (auto leaf = gap_start_before_.LeftmostFrom(starts_by_end_[r], -q.first)) {
+    const Step start = firsts_[*leaf];
+    const auto distance = static_cast<std::uint64_t>(start - q.last);
+    do offer(distance, object_of_[by_first_[*leaf]]);
+    while ((leaf = gap_start_before_.LeftmostFrom(*leaf + 1, -q.first)) && firsts_[*leaf] == start);
   }
   return best;
 }
