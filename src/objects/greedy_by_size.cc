@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
-#include <queue>
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
@@ -125,18 +124,40 @@ class Bests {
 };
 
 // The records of the rank being served, in the order they go: nearer best object, larger
-// size, lower index. Entries are added on every change of a record's distance and the
-// outdated ones are dropped when they come up.
+// size, lower index. A heap whose entries are added on every change of a record's
+// distance; outdated ones are dropped when they come up. When a choice changes many of
+// the rank's records (a long chain joining one object), the next record is found by one
+// pass over the rank instead and the heap is made again only when changes are few again,
+// so a change costs O(1) and the heap stays as large as the rank.
 class RankQueue {
  public:
-  void Push(std::size_t r, Distance d, Bytes size) { heap_.push({d, size, r}); }
+  RankQueue(std::vector<std::size_t> members, const std::vector<UsageRecord>& records,
+            const Bests& bests, const std::vector<bool>& assigned)
+      : members_(std::move(members)), records_(records), bests_(bests), assigned_(assigned) {}
+
+  // Record r (of this rank) has a new distance.
+  void Changed(std::size_t r) {
+    ++changes_;
+    if (heap_valid_) changed_.push_back(r);
+  }
 
   // The record that goes next, or nullopt when the rank is done.
-  std::optional<std::size_t> Next(const Bests& bests, const std::vector<bool>& assigned) {
+  std::optional<std::size_t> Next() {
+    const bool many = changes_ > members_.size() / 8 + 16;
+    changes_ = 0;
+    if (many) {
+      heap_valid_ = false;
+      changed_.clear();
+      return Scan();
+    }
+    if (!heap_valid_) Rebuild();
+    for (std::size_t r : changed_) Push(r);
+    changed_.clear();
     while (!heap_.empty()) {
-      const Entry top = heap_.top();
-      heap_.pop();
-      if (!assigned[top.record] && bests.distance[top.record] == top.distance) return top.record;
+      const Entry top = heap_.front();
+      std::pop_heap(heap_.begin(), heap_.end());
+      heap_.pop_back();
+      if (!assigned_[top.record] && bests_.distance[top.record] == top.distance) return top.record;
     }
     return std::nullopt;
   }
@@ -146,14 +167,47 @@ class RankQueue {
     Distance distance;
     Bytes size;
     std::size_t record;
-    // The priority queue serves its largest entry: the one that goes first is largest.
+    // The heap serves its largest entry: the one that goes first is largest.
     bool operator<(const Entry& o) const {
       if (distance != o.distance) return distance > o.distance;
       if (size != o.size) return size < o.size;
       return record > o.record;
     }
   };
-  std::priority_queue<Entry> heap_;
+
+  void Push(std::size_t r) {
+    heap_.push_back({bests_.distance[r], records_[r].size, r});
+    std::push_heap(heap_.begin(), heap_.end());
+  }
+
+  void Rebuild() {
+    std::erase_if(members_, [&](std::size_t r) { return assigned_[r]; });
+    heap_.clear();
+    for (std::size_t r : members_) heap_.push_back({bests_.distance[r], records_[r].size, r});
+    std::make_heap(heap_.begin(), heap_.end());
+    heap_valid_ = true;
+  }
+
+  // The first record left by one pass (no heap).
+  std::optional<std::size_t> Scan() {
+    std::erase_if(members_, [&](std::size_t r) { return assigned_[r]; });
+    if (members_.empty()) return std::nullopt;
+    Entry first{bests_.distance[members_[0]], records_[members_[0]].size, members_[0]};
+    for (std::size_t r : members_) {
+      const Entry e{bests_.distance[r], records_[r].size, r};
+      if (first < e) first = e;
+    }
+    return first.record;
+  }
+
+  std::vector<std::size_t> members_;  // the rank's records (some may be assigned since)
+  const std::vector<UsageRecord>& records_;
+  const Bests& bests_;
+  const std::vector<bool>& assigned_;
+  std::vector<Entry> heap_;
+  bool heap_valid_ = false;
+  std::size_t changes_ = 0;           // changes since the last choice
+  std::vector<std::size_t> changed_;  // those records, while the heap is kept
 };
 
 }  // namespace
@@ -183,16 +237,15 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
   OpenRecordTree open(records);
   std::vector<std::size_t> changed;  // scratch
   for (std::size_t current = 0; current < ranks.size(); ++current) {
-    RankQueue queue;
-    for (std::size_t r : ranks[current]) queue.Push(r, bests.distance[r], records[r].size);
+    RankQueue queue(std::move(ranks[current]), records, bests, assigned);
     auto set_best = [&](std::size_t q, Distance d, ObjectId o) {
       const bool moved = d != bests.distance[q];
       bests.Set(q, d, o);
       if (!moved) return;
       open.SetDistance(q, d);
-      if (rank_of[q] == current) queue.Push(q, d, records[q].size);
+      if (rank_of[q] == current) queue.Changed(q);
     };
-    while (const std::optional<std::size_t> next = queue.Next(bests, assigned)) {
+    while (const std::optional<std::size_t> next = queue.Next()) {
       const std::size_t chosen_index = *next;
       const UsageRecord& chosen = records[chosen_index];
       const bool new_object = bests.object[chosen_index] == kNone;
