@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();  // matches no query
 constexpr std::int64_t kOpen = std::numeric_limits<std::int64_t>::max();   // unbounded gap
+// Up to this many records sharing the nearest end (or start) step are read directly.
+constexpr std::size_t kReadTies = 32;
 
 std::vector<std::size_t> SortedBy(const std::vector<UsageRecord>& records, Step UsageRecord::*key) {
   std::vector<std::size_t> order(records.size());
@@ -83,6 +85,13 @@ FreeGapIndex::FreeGapIndex(const std::vector<UsageRecord>& records)
       gap_start_before_(records.size()) {
   for (std::size_t i : by_last_) lasts_.push_back(records[i].last);
   for (std::size_t i : by_first_) firsts_.push_back(records[i].first);
+  same_last_begin_.resize(records.size());
+  for (std::size_t i = 0; i < lasts_.size(); ++i)
+    same_last_begin_[i] = i > 0 && lasts_[i - 1] == lasts_[i] ? same_last_begin_[i - 1] : i;
+  same_first_end_.resize(records.size());
+  for (std::size_t i = firsts_.size(); i-- > 0;)
+    same_first_end_[i] =
+        i + 1 < firsts_.size() && firsts_[i + 1] == firsts_[i] ? same_first_end_[i + 1] : i + 1;
   for (std::size_t r = 0; r < records.size(); ++r) {
     ends_before_[r] = static_cast<std::size_t>(
         std::lower_bound(lasts_.begin(), lasts_.end(), records[r].first) - lasts_.begin());
@@ -110,22 +119,35 @@ std::optional<std::pair<std::uint64_t, ObjectId>> FreeGapIndex::Nearest(std::siz
       best = {distance, object};
   };
   // Members ending before q starts whose gap reaches past q: the latest such end is
-  // the nearest; every member ending at that same step is a tie, lowest id wins. The
-  // ties are found by searching on (many records may end at that step, few of them
-  // members with such a gap).
+  // the nearest; every member ending at that same step is a tie, lowest id wins. A short
+  // run of records ending at that step is read directly; in a long one (many records of
+  // a trace may end at one step, few of them members with such a gap) the ties are
+  // found by searching on.
   if (auto leaf = gap_end_after_.RightmostBefore(ends_before_[r], q.last)) {
-    const Step end = lasts_[*leaf];
-    const auto distance = static_cast<std::uint64_t>(q.first - end);
-    do offer(distance, object_of_[by_last_[*leaf]]);
-    while ((leaf = gap_end_after_.RightmostBefore(*leaf, q.last)) && lasts_[*leaf] == end);
+    const auto distance = static_cast<std::uint64_t>(q.first - lasts_[*leaf]);
+    const std::size_t begin = same_last_begin_[*leaf];
+    offer(distance, object_of_[by_last_[*leaf]]);
+    if (*leaf - begin <= kReadTies) {
+      for (std::size_t i = begin; i < *leaf; ++i)
+        if (gap_end_after_.Get(i) > q.last) offer(distance, object_of_[by_last_[i]]);
+    } else {
+      while ((leaf = gap_end_after_.RightmostBefore(*leaf, q.last)) && *leaf >= begin)
+        offer(distance, object_of_[by_last_[*leaf]]);
+    }
   }
   // Members starting after q ends whose gap begins before q: the earliest start is the
   // nearest, with the same tie rule.
   if (auto leaf = gap_start_before_.LeftmostFrom(starts_by_end_[r], -q.first)) {
-    const Step start = firsts_[*leaf];
-    const auto distance = static_cast<std::uint64_t>(start - q.last);
-    do offer(distance, object_of_[by_first_[*leaf]]);
-    while ((leaf = gap_start_before_.LeftmostFrom(*leaf + 1, -q.first)) && firsts_[*leaf] == start);
+    const auto distance = static_cast<std::uint64_t>(firsts_[*leaf] - q.last);
+    const std::size_t end = same_first_end_[*leaf];
+    offer(distance, object_of_[by_first_[*leaf]]);
+    if (end - *leaf <= kReadTies) {
+      for (std::size_t i = *leaf + 1; i < end; ++i)
+        if (gap_start_before_.Get(i) > -q.first) offer(distance, object_of_[by_first_[i]]);
+    } else {
+      while ((leaf = gap_start_before_.LeftmostFrom(*leaf + 1, -q.first)) && *leaf < end)
+        offer(distance, object_of_[by_first_[*leaf]]);
+    }
   }
   return best;
 }

@@ -64,6 +64,9 @@ class FreeGapIndex {
   // record -> how many records end before it starts, and how many start by its end (the
   // bounds of Nearest's two searches, fixed per record)
   std::vector<std::size_t> ends_before_, starts_by_end_;
+  // by_last_ leaf -> the first leaf ending at the same step; by_first_ leaf -> one past
+  // the last leaf starting at the same step
+  std::vector<std::size_t> same_last_begin_, same_first_end_;
   std::vector<ObjectId> object_of_;  // record -> its object once placed
   MaxTree gap_end_after_;            // by_last_ leaf: where the free gap after it ends
   MaxTree gap_start_before_;         // by_first_ leaf: minus where the gap before it starts
