@@ -90,9 +90,13 @@ std::uint32_t OpenRecordTree::Build(std::uint32_t begin, std::uint32_t end, std:
 
 void OpenRecordTree::SetDistance(std::size_t r, std::uint64_t distance) {
   const std::size_t p = position_[r];
-  before_[p] = BeforeWeight(last_[p], distance);
-  after_[p] = AfterWeight(first_[p], distance);
-  Raise(p);
+  const std::int64_t before = BeforeWeight(last_[p], distance);
+  const std::int64_t after = AfterWeight(first_[p], distance);
+  // Both weights move with the distance: a shorter one leaves the bounds above valid.
+  const bool grew = before > before_[p];
+  before_[p] = before;
+  after_[p] = after;
+  if (grew) Raise(p);
 }
 
 void OpenRecordTree::Close(std::size_t r) {
