@@ -5,7 +5,7 @@
 //       --benchmark_report_aggregates_only=true
 // The anytime arena of offsets/exact with a 60 s budget (large-neighbourhood search):
 //   build/bench/bench_traces --benchmark_filter='BM_TraceExact/.*/60s'
-// The Tiny case (a generated trace-like problem of 1,000 records) is the one CI runs.
+// The Tiny cases (a generated trace-like problem of 1,000 records) are the ones CI runs.
 // best against all on 10^6 random records: --benchmark_filter=RandomBestVsAll
 #include <benchmark/benchmark.h>
 
@@ -50,6 +50,15 @@ void BM_Trace_Tiny(benchmark::State& state) {
   Report(state, p, arena);
 }
 BENCHMARK(BM_Trace_Tiny)->Unit(benchmark::kMillisecond);
+
+// objects greedy_by_size on the same tiny trace-like problem (its indexed bookkeeping).
+void BM_TraceObjectsGreedyBySize_Tiny(benchmark::State& state) {
+  const Problem p = TraceLike(1000, 7);
+  Bytes total = 0;
+  for (auto _ : state) total = PlanObjectsGreedyBySize(p).total_bytes;
+  state.counters["total"] = static_cast<double>(total);
+}
+BENCHMARK(BM_TraceObjectsGreedyBySize_Tiny)->Unit(benchmark::kMillisecond);
 
 // One strategy ("offsets/NAME" or "objects/NAME") on one trace file.
 void BM_Trace(benchmark::State& state, std::filesystem::path path, std::string key) {
@@ -114,7 +123,8 @@ const bool kRegistered = [] {
   std::vector<std::string> keys;
   for (const OffsetStrategy& s : OffsetStrategies())
     if (std::string(s.name) != "exact") keys.push_back("offsets/" + std::string(s.name));
-  for (const char* name : {"naive", "equality", "greedy_in_order"})
+  for (const char* name : {"naive", "equality", "greedy_in_order", "greedy_by_breadth",
+                           "greedy_by_size", "greedy_best"})
     keys.push_back(std::string("objects/") + name);
   for (const char* trace : {"resnet50", "G_1", "pangu_2.6B", "Y_1"}) {
     for (const std::string& key : keys) {

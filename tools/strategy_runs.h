@@ -57,8 +57,8 @@ std::vector<std::string> ExpandStrategies(const std::vector<std::string>& reques
 // Plans the workload with every selected strategy (keys from ExpandStrategies);
 // "exact" runs with `exact` (time limit, progress). Objects strategies cannot keep fixed
 // offsets: for a problem with some, objects rows are left out and Runs::objects_skipped
-// says why. A strategy too slow for a large problem (min_cost_flow above 10,000 records;
-// the quadratic objects strategies above 20,000) is left out, with a line in
+// says why. A strategy too slow or too large for a large problem (min_cost_flow above
+// 10,000 records; objects best and exact above 20,000) is left out, with a line in
 // Runs::left_out, unless `requested` (the --strategy list as given) names it. best and
 // greedy_best reuse the plans of strategies run before them. `starting`, when set, hears each
 // strategy's key as it starts (for progress lines).

@@ -50,19 +50,26 @@ class FreeGapIndex {
   void Place(std::size_t r, ObjectId object, std::optional<std::size_t> before,
              std::optional<std::size_t> after);
 
-  // The nearest object q fits into and q's distance to it (the lowest object id among
-  // the nearest), or nullopt when q conflicts with every object.
-  std::optional<std::pair<std::uint64_t, ObjectId>> Nearest(const UsageRecord& q) const;
+  // The nearest object record q fits into and q's distance to it (the lowest object id
+  // among the nearest), or nullopt when q conflicts with every object.
+  std::optional<std::pair<std::uint64_t, ObjectId>> Nearest(std::size_t q) const;
 
  private:
   const std::vector<UsageRecord>& records_;
   std::vector<std::size_t> by_last_;     // record indices sorted by last step
   std::vector<std::size_t> by_first_;    // record indices sorted by first step
+  std::vector<Step> lasts_, firsts_;     // the steps in those orders (no indirection)
   std::vector<std::size_t> last_rank_;   // record -> its leaf in by_last_
   std::vector<std::size_t> first_rank_;  // record -> its leaf in by_first_
-  std::vector<ObjectId> object_of_;      // record -> its object once placed
-  MaxTree gap_end_after_;                // by_last_ leaf: where the free gap after it ends
-  MaxTree gap_start_before_;             // by_first_ leaf: minus where the gap before it starts
+  // record -> how many records end before it starts, and how many start by its end (the
+  // bounds of Nearest's two searches, fixed per record)
+  std::vector<std::size_t> ends_before_, starts_by_end_;
+  // by_last_ leaf -> the first leaf ending at the same step; by_first_ leaf -> one past
+  // the last leaf starting at the same step
+  std::vector<std::size_t> same_last_begin_, same_first_end_;
+  std::vector<ObjectId> object_of_;  // record -> its object once placed
+  MaxTree gap_end_after_;            // by_last_ leaf: where the free gap after it ends
+  MaxTree gap_start_before_;         // by_first_ leaf: minus where the gap before it starts
 };
 
 }  // namespace memplan::objects_internal

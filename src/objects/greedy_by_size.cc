@@ -6,13 +6,19 @@
 // Records are numbered in step order first (stable by first step), as TensorFlow Lite's
 // callers number them, so index ties follow that order.
 //
-// TensorFlow Lite keeps, for every unassigned record, its distance to every object.
-// memplan keeps only each record's best (distance, object), computes a distance to one
-// object from the object's records (sorted by step) when it needs one, and finds a
-// record's nearest object again, when its best one stops fitting, in an index of the
-// objects' free gaps (free_gap_index.h) rather than by asking every object; the choices
-// are the same. O(n² + n·u·log n) time, with u the updates a placement causes (small
-// beside n in practice), O(n) memory.
+// TensorFlow Lite keeps, for every unassigned record, its distance to every object and
+// updates them all after each choice. memplan keeps only each record's best (distance,
+// object) and touches, after a choice, only the records whose best changes
+// (docs/scale.md):
+// - those the chosen record is strictly nearer to and that fit its object: they lie in
+//   the object's free gap beside it, found in a 2-d tree over the open records
+//   (open_record_tree.h);
+// - those whose best object it was and that it now conflicts with: each object lists
+//   the records whose best it is; they find their nearest object again in an index of
+//   the objects' free gaps (free_gap_index.h), the lowest id among the nearest;
+// and takes the next record of a rank from a heap that learns of every change to the
+// rank's records. The choices, ties included, are those of the plain algorithm
+// (tests/objects_greedy_by_size_reference.cc).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -20,6 +26,7 @@
 #include "memplan/bounds.h"
 #include "memplan/error.h"
 #include "src/objects/free_gap_index.h"
+#include "src/objects/open_record_tree.h"
 #include "src/objects/sweep.h"
 
 namespace memplan {
@@ -28,132 +35,180 @@ using namespace objects_internal;
 
 namespace {
 
-// A distance in steps between two records that do not conflict (>= 1); kFar also
-// stands for "conflicts" and "no object".
+// A distance in steps between two records that do not conflict (>= 1); kFar stands for
+// "no object".
 using Distance = std::uint64_t;
-constexpr Distance kFar = std::numeric_limits<Distance>::max();
+constexpr Distance kFar = OpenRecordTree::kNoObject;
 constexpr ObjectId kNone = std::numeric_limits<ObjectId>::max();
-
-Distance Gap(const UsageRecord& a, const UsageRecord& b) {
-  if (a.last < b.first) return static_cast<Distance>(b.first - a.last);
-  if (b.last < a.first) return static_cast<Distance>(a.first - b.last);
-  return kFar;
-}
+constexpr std::size_t kEnd = std::numeric_limits<std::size_t>::max();
 
 // The records of one object, sorted by first step (pairwise disjoint).
 class SizeObject {
  public:
   Bytes size = 0;
-  std::vector<UsageRecord> members;
-  std::vector<std::size_t> indices;  // the members' record indices, in the same order
-
-  // The smallest gap between r and a member, or kFar if r conflicts with one.
-  Distance DistanceTo(const UsageRecord& r) const {
-    const auto next =
-        std::lower_bound(members.begin(), members.end(), r.first,
-                         [](const UsageRecord& m, Step first) { return m.first < first; });
-    Distance best = kFar;
-    if (next != members.end()) {
-      const Distance d = Gap(*next, r);
-      if (d == kFar) return kFar;
-      best = d;
-    }
-    if (next != members.begin()) {
-      const Distance d = Gap(*std::prev(next), r);
-      if (d == kFar) return kFar;
-      best = std::min(best, d);
-    }
-    return best;
-  }
 
   // The members (record indices) that r would sit between, nullopt at either end.
   std::pair<std::optional<std::size_t>, std::optional<std::size_t>> Neighbours(
       const UsageRecord& r) const {
-    const auto at = static_cast<std::size_t>(InsertionPoint(r) - members.begin());
+    const auto at = static_cast<std::size_t>(InsertionPoint(r) - firsts_.begin());
     std::optional<std::size_t> before, after;
-    if (at > 0) before = indices[at - 1];
-    if (at < indices.size()) after = indices[at];
+    if (at > 0) before = indices_[at - 1];
+    if (at < indices_.size()) after = indices_[at];
     return {before, after};
   }
 
   void Add(const UsageRecord& r, std::size_t index) {
-    const auto at = InsertionPoint(r) - members.begin();
-    members.insert(members.begin() + at, r);
-    indices.insert(indices.begin() + at, index);
+    const auto at = InsertionPoint(r) - firsts_.begin();
+    firsts_.insert(firsts_.begin() + at, r.first);
+    indices_.insert(indices_.begin() + at, index);
     size = std::max(size, r.size);
   }
 
  private:
-  std::vector<UsageRecord>::const_iterator InsertionPoint(const UsageRecord& r) const {
-    return std::lower_bound(members.begin(), members.end(), r.first,
-                            [](const UsageRecord& m, Step first) { return m.first < first; });
+  std::vector<Step>::const_iterator InsertionPoint(const UsageRecord& r) const {
+    return std::lower_bound(firsts_.begin(), firsts_.end(), r.first);
   }
+
+  std::vector<Step> firsts_;          // the members' first steps
+  std::vector<std::size_t> indices_;  // the members' record indices, in the same order
 };
 
-// The unassigned records of one position (the index of the last positional maximum
-// >= their size), one array per field so the scans stay in cache; removal swaps the
-// last entry in (the priority order does not depend on array positions).
-struct Open {
-  std::vector<std::size_t> index;     // record index
-  std::vector<Bytes> size;            // record size
-  std::vector<Step> first, last;      // record interval
-  std::vector<Distance> best_dist;    // distance to the best usable object, or kFar
-  std::vector<ObjectId> best_object;  // that object, or kNone
+// Each unassigned record's best (distance, object), and per object the records whose
+// best it is (intrusive doubly linked lists, so a change of best costs O(1)).
+class Bests {
+ public:
+  explicit Bests(std::size_t records)
+      : distance(records, kFar),
+        object(records, kNone),
+        prev_(records, kEnd),
+        next_(records, kEnd) {}
 
-  std::size_t Count() const { return index.size(); }
+  std::vector<Distance> distance;
+  std::vector<ObjectId> object;
 
-  // Whether entry a goes before entry b (same position): nearer object, larger size,
-  // lower index.
-  bool Before(std::size_t a, std::size_t b) const {
-    if (best_dist[a] != best_dist[b]) return best_dist[a] < best_dist[b];
-    if (size[a] != size[b]) return size[a] > size[b];
-    return index[a] < index[b];
+  void Set(std::size_t r, Distance d, ObjectId o) {
+    distance[r] = d;
+    if (object[r] == o) return;
+    Unlink(r);
+    object[r] = o;
+    if (o == kNone) return;
+    if (o >= head_.size()) head_.resize(o + 1, kEnd);
+    next_[r] = head_[o];
+    prev_[r] = kEnd;
+    if (head_[o] != kEnd) prev_[head_[o]] = r;
+    head_[o] = r;
   }
 
-  void Remove(std::size_t e) {
-    const std::size_t back = index.size() - 1;
-    index[e] = index[back];
-    size[e] = size[back];
-    first[e] = first[back];
-    last[e] = last[back];
-    best_dist[e] = best_dist[back];
-    best_object[e] = best_object[back];
-    index.pop_back();
-    size.pop_back();
-    first.pop_back();
-    last.pop_back();
-    best_dist.pop_back();
-    best_object.pop_back();
+  // Record r was assigned.
+  void Remove(std::size_t r) { Set(r, kFar, kNone); }
+
+  // Calls f(r) for every record whose best is o (f must not change any best).
+  template <class F>
+  void ForEachOf(ObjectId o, F&& f) const {
+    if (o >= head_.size()) return;
+    for (std::size_t r = head_[o]; r != kEnd; r = next_[r]) f(r);
   }
+
+ private:
+  void Unlink(std::size_t r) {
+    if (object[r] == kNone) return;
+    if (prev_[r] != kEnd)
+      next_[prev_[r]] = next_[r];
+    else
+      head_[object[r]] = next_[r];
+    if (next_[r] != kEnd) prev_[next_[r]] = prev_[r];
+  }
+
+  std::vector<std::size_t> head_;  // object -> first record whose best it is
+  std::vector<std::size_t> prev_, next_;
 };
 
-// Updates every record of `open` after `chosen` joined `object` (new_object: it was
-// just created): TensorFlow Lite's bookkeeping of each record's nearest usable object.
-void Update(Open& open, const std::vector<UsageRecord>& records,
-            const std::vector<SizeObject>& objects, const FreeGapIndex& gaps,
-            const UsageRecord& chosen, ObjectId object, bool new_object) {
-  for (std::size_t e = 0; e < open.Count(); ++e) {
-    // The gap to `chosen`; only a conflict or a new nearest object changes anything.
-    const Step after = open.first[e] - chosen.last, before = chosen.first - open.last[e];
-    const Step gap = std::max(after, before);
-    if (gap > 0 && static_cast<Distance>(gap) >= open.best_dist[e]) continue;
-    const UsageRecord& q = records[open.index[e]];
-    const Distance d = gap > 0 ? static_cast<Distance>(gap) : kFar;
-    if (d == kFar) {
-      // q can no longer join this object; if it was q's best, find the next best
-      // (lowest id among the nearest).
-      if (open.best_object[e] != object) continue;
-      // `chosen` is already in the index, so `object` no longer has a gap q fits in.
-      const auto nearest = gaps.Nearest(q);
-      open.best_dist[e] = nearest ? nearest->first : kFar;
-      open.best_object[e] = nearest ? nearest->second : kNone;
-    } else if (d < open.best_dist[e] && (new_object || objects[object].DistanceTo(q) != kFar)) {
-      // A nearer usable object (one q conflicts with through another record is not).
-      open.best_dist[e] = d;
-      open.best_object[e] = object;
+// The records of the rank being served, in the order they go: nearer best object, larger
+// size, lower index. A heap whose entries are added on every change of a record's
+// distance; outdated ones are dropped when they come up. When a choice changes many of
+// the rank's records (a long chain joining one object), the next record is found by one
+// pass over the rank instead and the heap is made again only when changes are few again,
+// so a change costs O(1) and the heap stays as large as the rank.
+class RankQueue {
+ public:
+  RankQueue(std::vector<std::size_t> members, const std::vector<UsageRecord>& records,
+            const Bests& bests, const std::vector<bool>& assigned)
+      : members_(std::move(members)), records_(records), bests_(bests), assigned_(assigned) {}
+
+  // Record r (of this rank) has a new distance.
+  void Changed(std::size_t r) {
+    ++changes_;
+    if (heap_valid_) changed_.push_back(r);
+  }
+
+  // The record that goes next, or nullopt when the rank is done.
+  std::optional<std::size_t> Next() {
+    const bool many = changes_ > members_.size() / 8 + 16;
+    changes_ = 0;
+    if (many) {
+      heap_valid_ = false;
+      changed_.clear();
+      return Scan();
     }
+    if (!heap_valid_) Rebuild();
+    for (std::size_t r : changed_) Push(r);
+    changed_.clear();
+    while (!heap_.empty()) {
+      const Entry top = heap_.front();
+      std::pop_heap(heap_.begin(), heap_.end());
+      heap_.pop_back();
+      if (!assigned_[top.record] && bests_.distance[top.record] == top.distance) return top.record;
+    }
+    return std::nullopt;
   }
-}
+
+ private:
+  struct Entry {
+    Distance distance;
+    Bytes size;
+    std::size_t record;
+    // The heap serves its largest entry: the one that goes first is largest.
+    bool operator<(const Entry& o) const {
+      if (distance != o.distance) return distance > o.distance;
+      if (size != o.size) return size < o.size;
+      return record > o.record;
+    }
+  };
+
+  void Push(std::size_t r) {
+    heap_.push_back({bests_.distance[r], records_[r].size, r});
+    std::push_heap(heap_.begin(), heap_.end());
+  }
+
+  void Rebuild() {
+    std::erase_if(members_, [&](std::size_t r) { return assigned_[r]; });
+    heap_.clear();
+    for (std::size_t r : members_) heap_.push_back({bests_.distance[r], records_[r].size, r});
+    std::make_heap(heap_.begin(), heap_.end());
+    heap_valid_ = true;
+  }
+
+  // The first record left by one pass (no heap).
+  std::optional<std::size_t> Scan() {
+    std::erase_if(members_, [&](std::size_t r) { return assigned_[r]; });
+    if (members_.empty()) return std::nullopt;
+    Entry first{bests_.distance[members_[0]], records_[members_[0]].size, members_[0]};
+    for (std::size_t r : members_) {
+      const Entry e{bests_.distance[r], records_[r].size, r};
+      if (first < e) first = e;
+    }
+    return first.record;
+  }
+
+  std::vector<std::size_t> members_;  // the rank's records (some may be assigned since)
+  const std::vector<UsageRecord>& records_;
+  const Bests& bests_;
+  const std::vector<bool>& assigned_;
+  std::vector<Entry> heap_;
+  bool heap_valid_ = false;
+  std::size_t changes_ = 0;           // changes since the last choice
+  std::vector<std::size_t> changed_;  // those records, while the heap is kept
+};
 
 }  // namespace
 
@@ -162,49 +217,74 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
   const std::vector<std::size_t> order = SweepOrder(unsorted);
   const std::vector<UsageRecord> records = InOrder(unsorted, order);
   const std::vector<Bytes> pm = PositionalMaximums(records);
-  // Records by position: a smaller position always goes first, so only the lowest
-  // non-empty group is searched for the next record; every group is updated.
-  std::vector<Open> groups(pm.size());
+  // Records by rank (the index of the last positional maximum >= their size): a lower
+  // rank always goes first.
+  std::vector<std::vector<std::size_t>> ranks(pm.size());
+  std::vector<std::size_t> rank_of(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     // pm is non-increasing and pm[0] is the largest size, so the count is >= 1.
     const auto count = static_cast<std::size_t>(
         std::upper_bound(pm.begin(), pm.end(), records[i].size, std::greater<>()) - pm.begin());
     if (count == 0) throw InternalError("Variable pos must be positive.");
-    Open& open = groups[count - 1];
-    open.index.push_back(i);
-    open.size.push_back(records[i].size);
-    open.first.push_back(records[i].first);
-    open.last.push_back(records[i].last);
-    open.best_dist.push_back(kFar);
-    open.best_object.push_back(kNone);
+    rank_of[i] = count - 1;
+    ranks[count - 1].push_back(i);
   }
   std::vector<ObjectId> ids(records.size(), kNone);
+  std::vector<bool> assigned(records.size(), false);
   std::vector<SizeObject> objects;
+  Bests bests(records.size());
   FreeGapIndex gaps(records);
-  for (std::size_t current = 0; current < groups.size();) {
-    Open& group = groups[current];
-    if (group.Count() == 0) {
-      ++current;
-      continue;
-    }
-    std::size_t pick = 0;
-    for (std::size_t e = 1; e < group.Count(); ++e)
-      if (group.Before(e, pick)) pick = e;
-    const UsageRecord& chosen = records[group.index[pick]];
-    const bool new_object = group.best_object[pick] == kNone;
-    const ObjectId object = new_object ? objects.size() : group.best_object[pick];
-    if (new_object) objects.emplace_back();
-    const std::size_t chosen_index = group.index[pick];
-    ids[chosen_index] = object;
-    group.Remove(pick);
+  OpenRecordTree open(records);
+  std::vector<std::size_t> changed;  // scratch
+  for (std::size_t current = 0; current < ranks.size(); ++current) {
+    RankQueue queue(std::move(ranks[current]), records, bests, assigned);
+    auto set_best = [&](std::size_t q, Distance d, ObjectId o) {
+      const bool moved = d != bests.distance[q];
+      bests.Set(q, d, o);
+      if (!moved) return;
+      open.SetDistance(q, d);
+      if (rank_of[q] == current) queue.Changed(q);
+    };
+    while (const std::optional<std::size_t> next = queue.Next()) {
+      const std::size_t chosen_index = *next;
+      const UsageRecord& chosen = records[chosen_index];
+      const bool new_object = bests.object[chosen_index] == kNone;
+      const ObjectId object = new_object ? objects.size() : bests.object[chosen_index];
+      if (new_object) objects.emplace_back();
+      ids[chosen_index] = object;
+      assigned[chosen_index] = true;
+      bests.Remove(chosen_index);
+      open.Close(chosen_index);
 
-    // The index learns of `chosen` first (the objects only after the updates, whose
-    // conflict tests must see `object` without it).
-    const auto [before, after] = objects[object].Neighbours(chosen);
-    gaps.Place(chosen_index, object, before, after);
-    for (std::size_t g = current; g < groups.size(); ++g)
-      Update(groups[g], records, objects, gaps, chosen, object, new_object);
-    objects[object].Add(chosen, chosen_index);
+      // The chosen record splits the object's free gap between `before` and `after`.
+      const auto [before, after] = objects[object].Neighbours(chosen);
+      gaps.Place(chosen_index, object, before, after);
+      objects[object].Add(chosen, chosen_index);
+
+      // Records whose best object was this one and that conflict with `chosen` take the
+      // nearest object that still fits them (not this one: they conflict with it now).
+      changed.clear();
+      bests.ForEachOf(object, [&](std::size_t q) {
+        if (Conflicts(records[q], chosen)) changed.push_back(q);
+      });
+      for (std::size_t q : changed) {
+        const auto nearest = gaps.Nearest(q);
+        set_best(q, nearest ? nearest->first : kFar, nearest ? nearest->second : kNone);
+      }
+      // Records in the gap on either side of `chosen` that are strictly nearer to it than
+      // to their best object take this one.
+      changed.clear();
+      open.NearerBefore(before ? records[*before].last : -1, chosen.first, changed);
+      open.NearerAfter(chosen.last,
+                       after ? records[*after].first : std::numeric_limits<Step>::max(), changed);
+      for (std::size_t q : changed) {
+        const UsageRecord& r = records[q];
+        set_best(q,
+                 static_cast<Distance>(r.last < chosen.first ? chosen.first - r.last
+                                                             : r.first - chosen.last),
+                 object);
+      }
+    }
   }
   std::vector<Bytes> sizes;
   for (const SizeObject& o : objects) sizes.push_back(o.size);
