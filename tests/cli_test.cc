@@ -231,10 +231,14 @@ TEST(Cli, LargeInputsLeaveTheSlowPeerOutUnlessNamed) {
   EXPECT_FALSE(j.contains("left_out"));
 }
 
-// Above 20,000 records a group leaves out objects best and exact (best's capacity search
-// takes gigabytes there), each with a line; the others, greedy_by_size and greedy_best
-// included, still run. (A chain of records: the kept ones are quick on it.)
-TEST(Cli, LargeInputsLeaveTheLargeObjectsSearchesOut) {
+// Above 20,000 records a group still runs every objects strategy but min_cost_flow (left
+// out above 10,000): greedy_by_size no longer has quadratic passes on real traces, and
+// best's capacity search stays within its memory (docs/scale.md). A chain of records is
+// TensorFlow Lite's worst case for greedy_by_size (every choice brings every later record
+// nearer, 5 s here), so this runs in the normal build only.
+TEST(Cli, LargeInputsRunEveryObjectsStrategyButMinCostFlow) {
+  if (testing::kSanitizedBuild)
+    GTEST_SKIP() << "a 20,001-record chain takes minutes under the sanitizers";
   const auto dir = testing::TempDir();
   std::string csv = "id,lower,upper,size\n";
   for (int i = 0; i < 20001; ++i)
@@ -246,15 +250,12 @@ TEST(Cli, LargeInputsLeaveTheLargeObjectsSearchesOut) {
   std::vector<std::string> ran, left_out;
   for (const auto& row : j["results"]) ran.push_back(row["strategy"]);
   for (const auto& line : j["left_out"]) left_out.push_back(line);
-  EXPECT_EQ(ran, (std::vector<std::string>{"naive", "equality", "greedy_in_order",
-                                           "greedy_by_breadth", "greedy_by_size", "greedy_best"}));
-  ASSERT_EQ(left_out.size(), 3u);
-  for (const char* name : {"min_cost_flow", "best", "exact"}) {
-    const std::string head = std::string("objects/") + name + " left out: 20,001 records";
-    EXPECT_TRUE(std::any_of(left_out.begin(), left_out.end(), [&](const std::string& line) {
-      return line.starts_with(head);
-    })) << name;
-  }
+  EXPECT_EQ(ran,
+            (std::vector<std::string>{"naive", "equality", "greedy_in_order", "greedy_by_breadth",
+                                      "greedy_by_size", "greedy_best", "best", "exact"}));
+  ASSERT_EQ(left_out.size(), 1u);
+  EXPECT_TRUE(left_out[0].starts_with("objects/min_cost_flow left out: 20,001 records"))
+      << left_out[0];
 }
 
 // objects/exact says whether its plan is proven optimal, as offsets/exact does.

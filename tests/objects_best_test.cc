@@ -114,5 +114,15 @@ TEST(CapacitySearch, SaysNoWhenTheRecordsCannotFit) {
   EXPECT_FALSE(objects_internal::AssignToCapacities(records, {4, 4, 4}, 1, &used));
 }
 
+// The search's branch holds (records + 1) x objects steps: best runs it only within
+// 2^25 of them (256 MB), so pangu_2.6B (18,692 records, 1,104 objects) is searched and
+// Y_1 (62,185 records, 9,331 objects: 4.6 GB) keeps its greedy and local-search plan.
+TEST(CapacitySearch, BestSearchesOnlyWhatFitsInMemory) {
+  EXPECT_TRUE(objects_internal::StateMemoryFits(18'692, 1'104));
+  EXPECT_FALSE(objects_internal::StateMemoryFits(62'185, 9'331));
+  EXPECT_TRUE(objects_internal::StateMemoryFits((1u << 20) - 1, 32));
+  EXPECT_FALSE(objects_internal::StateMemoryFits(1u << 20, 32));
+}
+
 }  // namespace
 }  // namespace memplan

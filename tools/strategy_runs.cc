@@ -51,20 +51,10 @@ namespace {
 // (28 s at 20,000): a group leaves it out unless it is named.
 constexpr std::size_t kSlowPeerRecords = 10000;
 
-// Above this many records objects best (and exact, which starts from it) takes gigabytes:
-// its capacity search remembers dead-end states of one step per object (4.6 GB on
-// 62,185 records with 9,331 objects), so a group leaves them out unless they are named
-// (docs/scale.md).
-constexpr std::size_t kLargeObjectsSearchRecords = 20000;
-
 // Why a group leaves `key` out on `problem`, or nothing.
 std::string LeftOutReason(const std::string& key, std::size_t records) {
   if (key == "objects/min_cost_flow" && records > kSlowPeerRecords)
     return fmt::format("it takes seconds to minutes above {}", WithThousands(kSlowPeerRecords));
-  const bool searches = key == "objects/best" || key == "objects/exact";
-  if (searches && records > kLargeObjectsSearchRecords)
-    return fmt::format("its capacity search takes gigabytes above {}",
-                       WithThousands(kLargeObjectsSearchRecords));
   return {};
 }
 

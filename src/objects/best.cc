@@ -56,6 +56,11 @@ class CapacitySqueeze {
     // The records alive at one step need distinct objects, each large enough: the j-th
     // largest capacity must reach the j-th positional maximum.
     if (caps.size() < pm_.size()) return std::nullopt;
+    // Too many records x objects for the search's branch in memory: the squeeze ends.
+    if (!StateMemoryFits(records_.size(), caps.size())) {
+      used_ = budget_;
+      return std::nullopt;
+    }
     for (std::size_t j = 0; j < pm_.size(); ++j)
       if (caps[j] < pm_[j]) return std::nullopt;
     auto ids = AssignToCapacities(records_, caps, budget_ - used_, &used_);
