@@ -12,6 +12,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/objects.h"
+#include "tests/objects_greedy_by_size_reference.h"
 
 namespace memplan {
 namespace {
@@ -21,17 +22,7 @@ constexpr ObjectId kNone = std::numeric_limits<ObjectId>::max();
 // The plain algorithm: object ids by record index (records numbered by first step,
 // stable, as TensorFlow Lite's callers number them) and the objects' sizes.
 ObjectPlan PlainGreedyByBreadth(const Problem& problem) {
-  std::vector<std::size_t> order(problem.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return problem.records[a].first < problem.records[b].first;
-  });
-  std::vector<UsageRecord> records;
-  for (std::size_t i : order) {
-    UsageRecord r = problem.records[i];
-    r.size = AlignUp(r.size, problem.alignment);
-    records.push_back(r);
-  }
+  const auto [order, records] = reference::NumberByFirstStep(problem);
   const std::vector<std::vector<std::size_t>> profiles = TaskProfiles(records);
   std::vector<Bytes> breadth(profiles.size(), 0);
   for (std::size_t t = 0; t < profiles.size(); ++t)

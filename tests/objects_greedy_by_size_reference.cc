@@ -35,20 +35,24 @@ Distance DistanceTo(const std::vector<UsageRecord>& members, const UsageRecord& 
 
 }  // namespace
 
-ObjectPlan ObjectsGreedyBySize(const Problem& problem) {
-  const std::size_t n = problem.size();
-  // Records in step order (stable), sizes rounded up to the alignment.
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+StepNumbered NumberByFirstStep(const Problem& problem) {
+  StepNumbered out;
+  out.order.resize(problem.size());
+  std::iota(out.order.begin(), out.order.end(), std::size_t{0});
+  std::stable_sort(out.order.begin(), out.order.end(), [&](std::size_t a, std::size_t b) {
     return problem.records[a].first < problem.records[b].first;
   });
-  std::vector<UsageRecord> records;
-  for (std::size_t i : order) {
+  for (std::size_t i : out.order) {
     UsageRecord r = problem.records[i];
     r.size = AlignUp(r.size, problem.alignment);
-    records.push_back(r);
+    out.records.push_back(r);
   }
+  return out;
+}
+
+ObjectPlan ObjectsGreedyBySize(const Problem& problem) {
+  const std::size_t n = problem.size();
+  const auto [order, records] = NumberByFirstStep(problem);
   // A record's position: how many positional maximums are >= its size, minus one.
   const std::vector<Bytes> pm = PositionalMaximums(records);
   std::vector<std::size_t> position(n);

@@ -119,50 +119,46 @@ void OpenRecordTree::Raise(std::size_t position) {
 }
 
 void OpenRecordTree::NearerBefore(Step gap_start, Step first, std::vector<std::size_t>& out) {
-  if (!nodes_.empty()) Before(0, gap_start, first, out);
+  if (nodes_.empty()) return;
+  Collect(
+      0,
+      [&](const Node& n) {
+        return n.max_before <= first || n.max_first <= gap_start || n.min_last >= first;
+      },
+      [&](std::uint32_t p) {
+        return before_[p] > first && first_[p] > gap_start && last_[p] < first;
+      },
+      out);
 }
 
 void OpenRecordTree::NearerAfter(Step last, Step gap_end, std::vector<std::size_t>& out) {
-  if (!nodes_.empty()) After(0, last, gap_end, out);
+  if (nodes_.empty()) return;
+  Collect(
+      0,
+      [&](const Node& n) {
+        return n.max_after <= -last || n.max_first <= last || n.min_last >= gap_end;
+      },
+      [&](std::uint32_t p) { return after_[p] > -last && first_[p] > last && last_[p] < gap_end; },
+      out);
 }
 
-// Each query leaves every node it opens with exact maxima of both weights.
-void OpenRecordTree::Before(std::uint32_t id, Step gap_start, Step first,
-                            std::vector<std::size_t>& out) {
+// Reports the records below `id` that `match` accepts, skipping subtrees `prune` rules
+// out, and tightens the bounds of every node it passes to the true maxima below it.
+template <class Prune, class Match>
+void OpenRecordTree::Collect(std::uint32_t id, const Prune& prune, const Match& match,
+                             std::vector<std::size_t>& out) {
   Node& node = nodes_[id];
-  if (node.max_before <= first || node.max_first <= gap_start || node.min_last >= first) return;
+  if (prune(node)) return;
   std::int64_t before = kClosed, after = kClosed;
   if (node.left == 0) {
     for (std::uint32_t p = node.begin; p < node.end; ++p) {
-      if (before_[p] > first && first_[p] > gap_start && last_[p] < first)
-        out.push_back(record_[p]);
+      if (match(p)) out.push_back(record_[p]);
       before = std::max(before, before_[p]);
       after = std::max(after, after_[p]);
     }
   } else {
-    Before(node.left, gap_start, first, out);
-    Before(node.right, gap_start, first, out);
-    before = std::max(nodes_[node.left].max_before, nodes_[node.right].max_before);
-    after = std::max(nodes_[node.left].max_after, nodes_[node.right].max_after);
-  }
-  node.max_before = before;
-  node.max_after = after;
-}
-
-void OpenRecordTree::After(std::uint32_t id, Step last, Step gap_end,
-                           std::vector<std::size_t>& out) {
-  Node& node = nodes_[id];
-  if (node.max_after <= -last || node.max_first <= last || node.min_last >= gap_end) return;
-  std::int64_t before = kClosed, after = kClosed;
-  if (node.left == 0) {
-    for (std::uint32_t p = node.begin; p < node.end; ++p) {
-      if (after_[p] > -last && first_[p] > last && last_[p] < gap_end) out.push_back(record_[p]);
-      before = std::max(before, before_[p]);
-      after = std::max(after, after_[p]);
-    }
-  } else {
-    After(node.left, last, gap_end, out);
-    After(node.right, last, gap_end, out);
+    Collect(node.left, prune, match, out);
+    Collect(node.right, prune, match, out);
     before = std::max(nodes_[node.left].max_before, nodes_[node.right].max_before);
     after = std::max(nodes_[node.left].max_after, nodes_[node.right].max_after);
   }

@@ -54,8 +54,9 @@ class OpenRecordTree {
 
   std::uint32_t Build(std::uint32_t begin, std::uint32_t end, std::uint32_t parent, bool by_first);
   void Raise(std::size_t position);
-  void Before(std::uint32_t node, Step gap_start, Step first, std::vector<std::size_t>& out);
-  void After(std::uint32_t node, Step last, Step gap_end, std::vector<std::size_t>& out);
+  template <class Prune, class Match>
+  void Collect(std::uint32_t node, const Prune& prune, const Match& match,
+               std::vector<std::size_t>& out);
 
   // By position (the tree's order): the record and its fields, and its weights
   // last + distance and distance - first (kClosed once assigned).
