@@ -165,8 +165,9 @@ ObjectPlan PlanObjectsGreedyByBreadth(const Problem& problem) {
         objects.emplace_back();
         preference.Add(best);
       }
-      preference.Grow(best, objects[best].size, std::max(objects[best].size, r.size));
-      objects[best].size = std::max(objects[best].size, r.size);
+      const Bytes grown = std::max(objects[best].size, r.size);
+      preference.Grow(best, objects[best].size, grown);
+      objects[best].size = grown;
       objects[best].members.emplace(r.first, r.last);
       ids[i] = best;
     }

@@ -132,8 +132,8 @@ class Bests {
 class RankQueue {
  public:
   RankQueue(std::vector<std::size_t> members, const std::vector<UsageRecord>& records,
-            const Bests& bests, const std::vector<bool>& assigned)
-      : members_(std::move(members)), records_(records), bests_(bests), assigned_(assigned) {}
+            const Bests& bests, const std::vector<ObjectId>& ids)
+      : members_(std::move(members)), records_(records), bests_(bests), ids_(ids) {}
 
   // Record r (of this rank) has a new distance.
   void Changed(std::size_t r) {
@@ -157,7 +157,7 @@ class RankQueue {
       const Entry top = heap_.front();
       std::pop_heap(heap_.begin(), heap_.end());
       heap_.pop_back();
-      if (!assigned_[top.record] && bests_.distance[top.record] == top.distance) return top.record;
+      if (!Assigned(top.record) && bests_.distance[top.record] == top.distance) return top.record;
     }
     return std::nullopt;
   }
@@ -175,13 +175,15 @@ class RankQueue {
     }
   };
 
+  bool Assigned(std::size_t r) const { return ids_[r] != kNone; }
+
   void Push(std::size_t r) {
     heap_.push_back({bests_.distance[r], records_[r].size, r});
     std::push_heap(heap_.begin(), heap_.end());
   }
 
   void Rebuild() {
-    std::erase_if(members_, [&](std::size_t r) { return assigned_[r]; });
+    std::erase_if(members_, [&](std::size_t r) { return Assigned(r); });
     heap_.clear();
     for (std::size_t r : members_) heap_.push_back({bests_.distance[r], records_[r].size, r});
     std::make_heap(heap_.begin(), heap_.end());
@@ -190,7 +192,7 @@ class RankQueue {
 
   // The first record left by one pass (no heap).
   std::optional<std::size_t> Scan() {
-    std::erase_if(members_, [&](std::size_t r) { return assigned_[r]; });
+    std::erase_if(members_, [&](std::size_t r) { return Assigned(r); });
     if (members_.empty()) return std::nullopt;
     Entry first{bests_.distance[members_[0]], records_[members_[0]].size, members_[0]};
     for (std::size_t r : members_) {
@@ -203,7 +205,7 @@ class RankQueue {
   std::vector<std::size_t> members_;  // the rank's records (some may be assigned since)
   const std::vector<UsageRecord>& records_;
   const Bests& bests_;
-  const std::vector<bool>& assigned_;
+  const std::vector<ObjectId>& ids_;  // the records' objects so far (kNone: open)
   std::vector<Entry> heap_;
   bool heap_valid_ = false;
   std::size_t changes_ = 0;           // changes since the last choice
@@ -230,14 +232,13 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
     ranks[count - 1].push_back(i);
   }
   std::vector<ObjectId> ids(records.size(), kNone);
-  std::vector<bool> assigned(records.size(), false);
   std::vector<SizeObject> objects;
   Bests bests(records.size());
   FreeGapIndex gaps(records);
   OpenRecordTree open(records);
   std::vector<std::size_t> changed;  // scratch
   for (std::size_t current = 0; current < ranks.size(); ++current) {
-    RankQueue queue(std::move(ranks[current]), records, bests, assigned);
+    RankQueue queue(std::move(ranks[current]), records, bests, ids);
     auto set_best = [&](std::size_t q, Distance d, ObjectId o) {
       const bool moved = d != bests.distance[q];
       bests.Set(q, d, o);
@@ -252,7 +253,6 @@ ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
       const ObjectId object = new_object ? objects.size() : bests.object[chosen_index];
       if (new_object) objects.emplace_back();
       ids[chosen_index] = object;
-      assigned[chosen_index] = true;
       bests.Remove(chosen_index);
       open.Close(chosen_index);
 

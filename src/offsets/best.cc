@@ -260,26 +260,32 @@ std::optional<Candidate> AnchoredAtPeak(const Context& context,
   for (std::size_t r : anchor) anchored[r] = true;
   const Step step = OriginalStep(problem, anchor);
 
-  struct Item {
-    const OrderChoice* choice;
-    Fit fit;
-  };
-  std::vector<Item> items;
-  for (const OrderChoice& choice : choices)
-    for (Fit fit : choice.fits)
-      if (fit == Fit::kBest || fit == Fit::kFirst) items.push_back({&choice, fit});
-  Results found(items.size(), bound);
+  // One item per order (made once), its best and first fits in turn: slots numbered as
+  // stage 1 numbers them, so ties go to the earlier order, then the earlier fit.
+  std::vector<std::vector<Fit>> fits(choices.size());
+  std::vector<std::size_t> first_slot(choices.size());
+  std::size_t slots = 0;
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    for (Fit fit : choices[c].fits)
+      if (fit == Fit::kBest || fit == Fit::kFirst) fits[c].push_back(fit);
+    first_slot[c] = slots;
+    slots += fits[c].size();
+  }
+  Results found(slots, bound);
   found.Cap(winner.arena);
-  ForEachItem(items.size(), workers, [&](std::size_t item, unsigned worker) {
-    if (found.Settled(item)) return;
-    const Item& it = items[item];
-    std::vector<std::size_t> rest = it.choice->make(context);
+  ForEachItem(choices.size(), workers, [&](std::size_t c, unsigned worker) {
+    if (fits[c].empty() || found.Settled(first_slot[c])) return;
+    std::vector<std::size_t> rest = choices[c].make(context);
     std::erase_if(rest, [&](std::size_t r) { return anchored[r]; });
     Placer& placer = placer_for(worker);
-    if (!PlaceAnchored(placer, anchor, rest, it.fit, found.Limit())) return;
-    found.Add(item, {placer.ArenaSoFar(), placer.Offsets(),
-                     fmt::format("anchored at step {} ({} records by offset), then {} order, {}",
-                                 step, anchor.size(), it.choice->label, FitLabel(it.fit))});
+    for (std::size_t f = 0; f < fits[c].size(); ++f) {
+      const std::size_t slot = first_slot[c] + f;
+      if (found.Settled(slot)) break;
+      if (!PlaceAnchored(placer, anchor, rest, fits[c][f], found.Limit())) continue;
+      found.Add(slot, {placer.ArenaSoFar(), placer.Offsets(),
+                       fmt::format("anchored at step {} ({} records by offset), then {} order, {}",
+                                   step, anchor.size(), choices[c].label, FitLabel(fits[c][f]))});
+    }
   });
   std::optional<Candidate> better = found.Take();
   if (better && better->arena < winner.arena) return better;

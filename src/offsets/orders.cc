@@ -120,17 +120,11 @@ std::vector<std::size_t> TvmOrder(const Problem& problem) {
 }
 
 std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps& steps) {
-  const std::size_t n = problem.size();
   const auto count = static_cast<std::size_t>(steps.count);
   if (count == 0) return {};  // no records
   // Live bytes per (renumbered) step; renumbering keeps the order of steps, so ties
   // between equal breadths still go to the lower step.
-  std::vector<Bytes> breadth(count + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    breadth[static_cast<std::size_t>(steps.first[i])] += problem.records[i].size;
-    breadth[static_cast<std::size_t>(steps.last[i]) + 1] -= problem.records[i].size;
-  }
-  for (std::size_t t = 1; t < count; ++t) breadth[t] += breadth[t - 1];
+  const std::vector<Bytes> breadth = LiveBytes(problem, steps, 1);
   std::vector<std::uint32_t> tasks(count);
   std::iota(tasks.begin(), tasks.end(), 0);
   std::stable_sort(tasks.begin(), tasks.end(),

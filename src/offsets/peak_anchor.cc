@@ -6,23 +6,9 @@ namespace memplan::offsets_internal {
 
 std::int32_t HeaviestStep(const Problem& problem, const CompactSteps& steps) {
   if (problem.size() == 0 || steps.count == 0) return -1;
-  // Live bytes per renumbered step from +size at first and -size after last.
-  std::vector<Bytes> delta(static_cast<std::size_t>(steps.count) + 1, 0);
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    const Bytes size = AlignUp(problem.records[i].size, problem.alignment);
-    delta[static_cast<std::size_t>(steps.first[i])] += size;
-    delta[static_cast<std::size_t>(steps.last[i]) + 1] -= size;
-  }
-  Bytes live = 0, heaviest = 0;
-  std::int32_t at = 0;
-  for (std::int32_t s = 0; s < steps.count; ++s) {
-    live += delta[static_cast<std::size_t>(s)];
-    if (live > heaviest) {
-      heaviest = live;
-      at = s;
-    }
-  }
-  return at;
+  const std::vector<Bytes> live = LiveBytes(problem, steps, problem.alignment);
+  // max_element returns the first of equal maxima: the earliest step on ties.
+  return static_cast<std::int32_t>(std::max_element(live.begin(), live.end()) - live.begin());
 }
 
 std::vector<std::size_t> OnlineLiveAt(const Problem& problem, const CompactSteps& steps,

@@ -52,6 +52,20 @@ CompactSteps Compact(const Problem& problem) {
   return out;
 }
 
+std::vector<Bytes> LiveBytes(const Problem& problem, const CompactSteps& steps, Bytes alignment) {
+  const auto count = static_cast<std::size_t>(steps.count);
+  // +size at a record's first step, -size after its last, then a running sum.
+  std::vector<Bytes> live(count + 1, 0);
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const Bytes size = AlignUp(problem.records[i].size, alignment);
+    live[static_cast<std::size_t>(steps.first[i])] += size;
+    live[static_cast<std::size_t>(steps.last[i]) + 1] -= size;
+  }
+  for (std::size_t t = 1; t < count; ++t) live[t] += live[t - 1];
+  live.resize(count);
+  return live;
+}
+
 ConflictIndex::ConflictIndex(const CompactSteps& steps) {
   const std::size_t n = steps.first.size();
   if (n == 0) return;

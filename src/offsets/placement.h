@@ -29,6 +29,10 @@ struct CompactSteps {
 };
 CompactSteps Compact(const Problem& problem);
 
+// The bytes live at each renumbered step 0..steps.count-1 (every record's size rounded
+// up to `alignment`; 1 keeps them as they are). O(n + steps).
+std::vector<Bytes> LiveBytes(const Problem& problem, const CompactSteps& steps, Bytes alignment);
+
 // For a range of steps, every record (placed or not) whose interval meets it. Built once
 // per problem; records are grouped by lifetime length in powers of two and, inside a
 // group, in blocks of steps as long as the group's shortest lifetime, so a query reads
