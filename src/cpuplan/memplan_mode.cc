@@ -26,7 +26,6 @@ using cpuplan::Placement;
 
 namespace {
 
-constexpr Bytes kUnknown = ~Bytes{0};
 // After the cheap strategy lost to TensorFlow Lite's placement, it runs again on every
 // kRecheck-th plan from nothing (shapes drift; it may win again).
 constexpr std::uint32_t kRecheck = 8;
@@ -43,6 +42,12 @@ OffsetPlan RunStrategy(const Problem& problem, const std::string& name) {
   OffsetPlan plan = strategy->plan(problem);
   plan.strategy = name;
   return plan;
+}
+
+Bytes HighWater(const std::vector<Placement>& placement) {
+  Bytes high = 0;
+  for (const Placement& p : placement) high = std::max(high, p.offset + p.size);
+  return high;
 }
 
 }  // namespace
@@ -126,250 +131,252 @@ std::vector<UsageRecord> CpuArenaPlanner::Impl::RecordsOf(
   return records;
 }
 
-std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
-                                                                std::int32_t last, bool fresh) {
-  const std::shared_ptr<const Layout> previous = layout_ ? layout_ : hint_;
+cpuplan::RangeToPlan CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std::int32_t last) {
+  cpuplan::RangeToPlan range;
+  range.last = last;
+  range.previous = layout_ ? layout_ : hint_;
   const std::size_t n = graph_.tensors.size();
-  auto layout = std::make_shared<Layout>();
-  layout->placement.resize(n);
-  if (previous && previous->placement.size() <= n)
-    std::copy(previous->placement.begin(), previous->placement.end(), layout->placement.begin());
-
-  auto owns_memory = [&](std::int32_t t) {
-    return graph_.tensors[t].type == CpuAllocationType::kArenaRw && !SharesNowConst(t) &&
-           alloc_node_[t] != kEndOfRun && graph_.tensors[t].bytes > 0;
-  };
-  // A placement holds when it was made for the tensor's current bytes and lifetime.
-  auto holds = [&](std::int32_t t) {
-    const Placement& p = layout->placement[t];
-    return p.size == graph_.tensors[t].bytes && p.first == alloc_node_[t] &&
-           p.last == dealloc_node_[t];
-  };
+  range.start.resize(n);
+  const std::vector<Placement>* before = range.previous ? &range.previous->placement : nullptr;
+  if (before && before->size() <= n) std::copy(before->begin(), before->end(), range.start.begin());
   const std::vector<std::int32_t> registered = Registered(first, last);  // marks seen_
   // The first call after a reset takes from the old layout only the offsets of the range's
   // tensors: the others have no memory until their own range is executed.
   const bool from_hint = !layout_;
   for (std::size_t t = 0; t < n; ++t) {
     const auto i = static_cast<std::int32_t>(t);
-    if (layout->placement[t].size > 0 &&
-        (!owns_memory(i) || !holds(i) || (from_hint && seen_[t] != epoch_)))
-      layout->placement[t] = Placement{};
+    if (range.start[t].size > 0 &&
+        (!OwnsMemory(i) || !Holds(range.start[t], i) || (from_hint && seen_[t] != epoch_)))
+      range.start[t] = Placement{};
   }
-
-  // The range's tensors (in TensorFlow Lite's placement order); the first node whose tensors
-  // changed. TensorFlow Lite drops, for good, a share that does not hold when it places the
-  // tensor: the replay needs to know (tflite_shadow.h).
-  std::vector<std::int32_t> range;
-  std::int32_t reach = std::numeric_limits<std::int32_t>::max();
-  std::int32_t range_first = reach;
+  // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
+  // the replay needs to know (tflite_shadow.h).
   for (const std::int32_t t : registered) {
     const CpuTensor& tensor = graph_.tensors[t];
     if (share_root_[t] >= 0 && !SharesNowConst(t) &&
         ((tensor.type == CpuAllocationType::kArenaRw && tensor.bytes > 0) ||
          tensor.type == CpuAllocationType::kArenaRwPersistent))
       shadow_.Dropped(static_cast<std::size_t>(t));
-    if (!owns_memory(t)) continue;
-    range.push_back(t);
-    range_first = std::min(range_first, alloc_node_[t]);
-    if (layout->placement[t].size == 0) reach = std::min(reach, alloc_node_[t]);
+    if (!OwnsMemory(t)) continue;
+    range.tensors.push_back(t);
+    range.first_node = std::min(range.first_node, alloc_node_[t]);
+    if (range.start[t].size == 0) range.reach = std::min(range.reach, alloc_node_[t]);
   }
+  return range;
+}
 
-  // One way to re-plan: the range's tensors first used from node `from` on, placed around
-  // every placement that stays (all others first used up to `last`).
-  struct Replan {
-    std::int32_t from = 0;
-    std::vector<Placement> placement;  // the whole layout after it
-    std::size_t placed = 0;
-    std::size_t fixed = 0;
-    Bytes high_water = 0;
-    bool tflite_candidate = false;  // planned from nothing, TensorFlow Lite's order among
-    Bytes bound = kUnknown;         // the lower bound of the whole layout, when known
-    Bytes problem_bound = 0;        // around kept offsets: the bound of the problem's records
-    Step peak = -1;                 // where the whole layout's bound is reached, when known
-  };
-  auto plan_from = [&](std::int32_t from) {
-    Replan out{from, layout->placement, 0, 0, 0, false, kUnknown, 0};
-    std::vector<std::int32_t> free;
-    for (const std::int32_t t : range)
-      if (alloc_node_[t] >= from) free.push_back(t);
-    // Tensors beyond the range lose their places (their own range will place them again).
-    for (std::size_t t = 0; t < n; ++t)
-      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > last) out.placement[t] = Placement{};
-    for (const std::int32_t t : free) out.placement[t] = Placement{};
-    Problem problem;
-    problem.alignment = options_.tensor_alignment;
-    problem.records.reserve(n);
-    for (const Placement& p : out.placement) {
-      if (p.size == 0 || p.last < from) continue;  // cannot be alive with a free tensor
-      problem.records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
-      problem.fixed_offsets.push_back(p.offset);
+bool CpuArenaPlanner::Impl::OwnsMemory(std::int32_t t) const {
+  return graph_.tensors[t].type == CpuAllocationType::kArenaRw && !SharesNowConst(t) &&
+         alloc_node_[t] != kEndOfRun && graph_.tensors[t].bytes > 0;
+}
+
+bool CpuArenaPlanner::Impl::Holds(const Placement& p, std::int32_t t) const {
+  return p.size == graph_.tensors[t].bytes && p.first == alloc_node_[t] &&
+         p.last == dealloc_node_[t];
+}
+
+cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(const cpuplan::RangeToPlan& range,
+                                                   std::int32_t from) const {
+  cpuplan::Replan out;
+  out.from = from;
+  out.placement = range.start;
+  // Tensors beyond the range lose their places (their own range will place them again).
+  for (std::size_t t = 0; t < out.placement.size(); ++t)
+    if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range.last) out.placement[t] = Placement{};
+  return out;
+}
+
+Problem CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>& placement, Step lo,
+                                             Step hi, const std::vector<std::int32_t>& free,
+                                             std::size_t& fixed) const {
+  Problem problem;
+  problem.alignment = options_.tensor_alignment;
+  problem.records.reserve(placement.size());
+  for (const Placement& p : placement) {
+    if (p.size == 0) continue;
+    const Step p_last = RecordLast(p.first, p.last);
+    if (p_last < lo || p.first > hi) continue;  // never alive with a free tensor
+    problem.records.push_back({p.size, p.first, p_last});
+    problem.fixed_offsets.push_back(p.offset);
+  }
+  fixed = problem.records.size();
+  for (const std::int32_t t : free) {
+    problem.records.push_back(
+        {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
+    problem.fixed_offsets.push_back(std::nullopt);
+  }
+  if (fixed == 0) problem.fixed_offsets.clear();
+  Validate(problem);
+  return problem;
+}
+
+OffsetPlan CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem,
+                                                 const std::string& strategy) const {
+  return strategy == "greedy_by_size" && problem.size() <= cpuplan::kScanRecords
+             ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
+             : RunStrategy(problem, strategy);
+}
+
+// The candidate that won the last plan goes first; the other runs when it missed the bound.
+// TensorFlow Lite's placement always runs then (it is what proves the arena no larger than
+// TensorFlow Lite's); the cheap strategy, after it lost, only on every kRecheck-th such plan.
+// The full strategy runs only when neither came within good_enough of the bound.
+OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
+                                                   const std::vector<std::int32_t>& free,
+                                                   bool replan, cpuplan::Replan& out) {
+  const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
+  out.bound = bound;
+  OffsetPlan chosen;
+  if (cheap_won_ || !replan) {
+    chosen = CheapPlacement(problem, options_.replan_strategy);
+    if (chosen.arena_bytes > bound) {
+      OffsetPlan tflite = TflitePlacement(problem, free);
+      out.tflite_candidate = true;
+      cheap_won_ = chosen.arena_bytes < tflite.arena_bytes;
+      if (!cheap_won_) chosen = std::move(tflite);
     }
-    out.fixed = problem.records.size();
-    for (const std::int32_t t : free) {
-      problem.records.push_back(
-          {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
-      problem.fixed_offsets.push_back(std::nullopt);
+  } else {
+    chosen = TflitePlacement(problem, free);
+    out.tflite_candidate = true;
+    if (chosen.arena_bytes > bound && ++cheap_skipped_ % kRecheck == 0) {
+      OffsetPlan other = CheapPlacement(problem, options_.replan_strategy);
+      cheap_won_ = other.arena_bytes < chosen.arena_bytes;
+      if (cheap_won_) chosen = std::move(other);
     }
-    if (!free.empty()) {
-      if (out.fixed == 0) problem.fixed_offsets.clear();
-      Validate(problem);
-      // Around kept offsets: the cheap re-plan strategy alone. From nothing: the cheap
-      // strategy, then (unless it met the lower bound) TensorFlow Lite's placement, then the
-      // full strategy only when neither came within good_enough of the bound.
-      auto cheap = [&] {
-        return options_.replan_strategy == "greedy_by_size" &&
-                       problem.size() <= cpuplan::kScanRecords
-                   ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
-                   : RunStrategy(problem, options_.replan_strategy);
-      };
-      OffsetPlan chosen;
-      if (out.fixed > 0) {
-        chosen = cheap();
-        // The records here are every one alive from `from` on, so their bound is at most the
-        // whole layout's: an arena at this bound is at the whole layout's bound.
-        out.problem_bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
-      } else {
-        const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
-        out.bound = bound;
-        // The candidate that won the last plan goes first; the other runs when it missed the
-        // bound. TensorFlow Lite's placement always runs then (it is what proves the arena no
-        // larger than TensorFlow Lite's); the cheap strategy, after it lost, only on every
-        // kRecheck-th such plan.
-        if (cheap_won_ || !previous) {
-          chosen = cheap();
-          if (chosen.arena_bytes > bound) {
-            OffsetPlan tflite = TflitePlacement(problem, free);
-            out.tflite_candidate = true;
-            cheap_won_ = chosen.arena_bytes < tflite.arena_bytes;
-            if (!cheap_won_) chosen = std::move(tflite);
-          }
-        } else {
-          chosen = TflitePlacement(problem, free);
-          out.tflite_candidate = true;
-          if (chosen.arena_bytes > bound && ++cheap_skipped_ % kRecheck == 0) {
-            OffsetPlan other = cheap();
-            cheap_won_ = other.arena_bytes < chosen.arena_bytes;
-            if (cheap_won_) chosen = std::move(other);
-          }
-        }
-        const double slack = previous ? options_.replan_good_enough : options_.good_enough;
-        // A re-plan skips the full strategy once it failed to beat the cheap plans.
-        if (static_cast<double>(chosen.arena_bytes) > static_cast<double>(bound) * slack &&
-            (!previous || strategy_helped_)) {
-          OffsetPlan full = PlanOffsets(problem, options_.strategy);  // verified inside
-          strategy_helped_ = full.arena_bytes < chosen.arena_bytes;
-          if (strategy_helped_) chosen = std::move(full);
-        }
-      }
-      cpuplan::VerifyBySweep(problem, chosen);
-      for (std::size_t k = 0; k < free.size(); ++k) {
-        const std::int32_t t = free[k];
-        out.placement[t] = {chosen.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
-                            dealloc_node_[t], t};
-      }
-      out.placed = free.size();
+  }
+  const double slack = replan ? options_.replan_good_enough : options_.good_enough;
+  // A re-plan skips the full strategy once it failed to beat the cheap plans.
+  if (static_cast<double>(chosen.arena_bytes) > static_cast<double>(bound) * slack &&
+      (!replan || strategy_helped_)) {
+    OffsetPlan full = PlanOffsets(problem, options_.strategy);  // verified inside
+    strategy_helped_ = full.arena_bytes < chosen.arena_bytes;
+    if (strategy_helped_) chosen = std::move(full);
+  }
+  return chosen;
+}
+
+void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
+                                   const std::vector<std::int32_t>& free,
+                                   const OffsetPlan& plan) const {
+  cpuplan::VerifyBySweep(problem, plan);
+  for (std::size_t k = 0; k < free.size(); ++k) {
+    const std::int32_t t = free[k];
+    out.placement[t] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
+                        dealloc_node_[t], t};
+  }
+  out.placed = free.size();
+  out.high_water = HighWater(out.placement);
+}
+
+cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& range,
+                                                std::int32_t from) {
+  cpuplan::Replan out = StartReplan(range, from);
+  std::vector<std::int32_t> free;
+  for (const std::int32_t t : range.tensors)
+    if (alloc_node_[t] >= from) {
+      free.push_back(t);
+      out.placement[t] = Placement{};
     }
-    std::size_t placements = 0;
-    for (const Placement& p : out.placement) {
-      out.high_water = std::max(out.high_water, p.offset + p.size);
-      placements += p.size > 0 ? 1 : 0;
-    }
-    // TensorFlow Lite's own plan, and the problem's bound, only when the layout holds
-    // nothing else.
-    out.tflite_candidate = out.tflite_candidate && placements == free.size();
-    if (placements != free.size()) out.bound = kUnknown;
+  if (free.empty()) {  // never: `from` is the first node of a tensor to place
+    out.high_water = HighWater(out.placement);
     return out;
-  };
+  }
+  const Problem problem =
+      ProblemAround(out.placement, from, std::numeric_limits<Step>::max(), free, out.fixed);
+  OffsetPlan chosen;
+  if (out.fixed > 0) {
+    // Around kept offsets: the cheap re-plan strategy alone. The records here are every one
+    // alive from `from` on, so their bound is at most the whole layout's: an arena at this
+    // bound is at the whole layout's bound.
+    chosen = CheapPlacement(problem, options_.replan_strategy);
+    out.problem_bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
+  } else {
+    chosen = PlaceFromNothing(problem, free, range.previous != nullptr, out);
+  }
+  Settle(out, problem, free, chosen);
+  // TensorFlow Lite's own plan, and the problem's bound, only when the layout holds nothing
+  // else.
+  const auto placements = static_cast<std::size_t>(std::count_if(
+      out.placement.begin(), out.placement.end(), [](const Placement& p) { return p.size > 0; }));
+  out.tflite_candidate = out.tflite_candidate && placements == free.size();
+  if (placements != free.size()) out.bound = cpuplan::kUnknownBound;
+  return out;
+}
 
-  // A change that reaches few tensors (one grew, say) is first repaired in place: only the
-  // tensors whose placement no longer holds are placed again, around every other placement,
-  // in time proportional to them and the placements alive with them. The repair is kept only
-  // when the arena is then at the layout's lower bound (no plan, TensorFlow Lite's included,
-  // can be smaller); otherwise the tensors from the first changed node on are planned again.
-  auto repair = [&]() -> std::optional<Replan> {
-    std::vector<std::int32_t> changed;
-    for (const std::int32_t t : range)
-      if (layout->placement[t].size == 0) changed.push_back(t);
-    if (changed.empty() || changed.size() * kRepairShare > range.size()) return std::nullopt;
-    Replan out{reach, layout->placement, 0, 0, 0, false, kUnknown, 0};
-    for (std::size_t t = 0; t < n; ++t)
-      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > last) out.placement[t] = Placement{};
-    Step lo = std::numeric_limits<Step>::max(), hi = 0;
-    for (const std::int32_t t : changed) {
-      lo = std::min<Step>(lo, alloc_node_[t]);
-      hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
-    }
-    Problem problem;
-    problem.alignment = options_.tensor_alignment;
+// A change that reaches few tensors (one grew, say) is first repaired in place: only the
+// tensors whose placement no longer holds are placed again, around every other placement, in
+// time proportional to them and the placements alive with them. The repair is kept only when
+// the arena is then at the layout's lower bound (no plan, TensorFlow Lite's included, can be
+// smaller).
+std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::RangeToPlan& range) {
+  std::vector<std::int32_t> changed;
+  for (const std::int32_t t : range.tensors)
+    if (range.start[t].size == 0) changed.push_back(t);
+  if (changed.empty() || changed.size() * kRepairShare > range.tensors.size()) return std::nullopt;
+  cpuplan::Replan out = StartReplan(range, range.reach);
+  Step lo = std::numeric_limits<Step>::max(), hi = 0;
+  for (const std::int32_t t : changed) {
+    lo = std::min<Step>(lo, alloc_node_[t]);
+    hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
+  }
+  const Problem problem = ProblemAround(out.placement, lo, hi, changed, out.fixed);
+  Settle(out, problem, changed, CheapPlacement(problem, "greedy_by_size"));
+  if (!RepairAtBound(out, range.previous.get())) return std::nullopt;
+  return out;
+}
+
+// The bound is first asked at the node where the layout the repair started from met its
+// bound: when that alone reaches the arena, the arena is the bound, without sweeping every
+// node.
+bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
+                                          const cpuplan::Layout* previous) const {
+  if (previous && previous->peak_step >= 0) {
+    const Step peak = previous->peak_step;
+    Bytes padded = 0, top_pad = 0;
     for (const Placement& p : out.placement) {
-      if (p.size == 0) continue;
-      const Step p_last = RecordLast(p.first, p.last);
-      if (p_last < lo || p.first > hi) continue;  // never alive with a changed tensor
-      problem.records.push_back({p.size, p.first, p_last});
-      problem.fixed_offsets.push_back(p.offset);
+      if (p.size == 0 || p.first > peak || RecordLast(p.first, p.last) < peak) continue;
+      const Bytes aligned = AlignUp(p.size, options_.tensor_alignment);
+      padded += aligned;
+      top_pad = std::max(top_pad, aligned - p.size);
     }
-    out.fixed = problem.records.size();
-    for (const std::int32_t t : changed) {
-      problem.records.push_back(
-          {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
-      problem.fixed_offsets.push_back(std::nullopt);
+    const Bytes at_peak = padded > top_pad ? padded - top_pad : 0;
+    if (out.high_water <= at_peak) {
+      out.bound = at_peak;
+      out.peak = peak;
+      return true;
     }
-    Validate(problem);
-    const OffsetPlan plan =
-        problem.size() <= cpuplan::kScanRecords
-            ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
-            : RunStrategy(problem, "greedy_by_size");
-    cpuplan::VerifyBySweep(problem, plan);
-    for (std::size_t k = 0; k < changed.size(); ++k) {
-      const std::int32_t t = changed[k];
-      out.placement[t] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
-                          dealloc_node_[t], t};
-    }
-    out.placed = changed.size();
-    for (const Placement& p : out.placement)
-      out.high_water = std::max(out.high_water, p.offset + p.size);
-    // The bound at the node where the layout it started from met its bound: when that alone
-    // reaches the arena, the arena is the bound, without sweeping every node.
-    if (previous && previous->peak_step >= 0) {
-      const Step peak = previous->peak_step;
-      Bytes padded = 0, top_pad = 0;
-      for (const Placement& p : out.placement) {
-        if (p.size == 0 || p.first > peak || RecordLast(p.first, p.last) < peak) continue;
-        const Bytes aligned = AlignUp(p.size, options_.tensor_alignment);
-        padded += aligned;
-        top_pad = std::max(top_pad, aligned - p.size);
-      }
-      const Bytes at_peak = padded > top_pad ? padded - top_pad : 0;
-      if (out.high_water <= at_peak) {
-        out.bound = at_peak;
-        out.peak = peak;
-        return out;
-      }
-    }
-    out.bound =
-        cpuplan::SweepLowerBound(RecordsOf(out.placement), options_.tensor_alignment, &out.peak);
-    if (out.high_water > out.bound) return std::nullopt;
-    return out;
-  };
+  }
+  out.bound =
+      cpuplan::SweepLowerBound(RecordsOf(out.placement), options_.tensor_alignment, &out.peak);
+  return out.high_water <= out.bound;
+}
 
+// A repair when it reaches the bound, else a re-plan from the reach; one around kept offsets
+// that stays above the bound is compared with a plan of the whole range from its first node,
+// so a re-plan that keeps offsets is never above a whole one.
+cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& range) {
+  if (std::optional<cpuplan::Replan> repaired = Repair(range)) return std::move(*repaired);
+  cpuplan::Replan chosen = PlanFrom(range, range.reach);
+  if (chosen.fixed == 0 || range.reach <= range.first_node) return chosen;
+  chosen.bound = chosen.high_water <= chosen.problem_bound
+                     ? chosen.high_water
+                     : cpuplan::SweepLowerBound(RecordsOf(chosen.placement),
+                                                options_.tensor_alignment, &chosen.peak);
+  if (chosen.high_water > chosen.bound) {
+    cpuplan::Replan again = PlanFrom(range, range.first_node);
+    if (again.high_water < chosen.high_water) chosen = std::move(again);
+  }
+  return chosen;
+}
+
+std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
+                                                                std::int32_t last, bool fresh) {
+  cpuplan::RangeToPlan range = GatherRange(first, last);
+  auto layout = std::make_shared<Layout>();
   bool tflite_was_candidate = false;
-  Bytes layout_bound = kUnknown;
-  if (reach != std::numeric_limits<std::int32_t>::max()) {
-    std::optional<Replan> repaired = repair();
-    const bool was_repaired = repaired.has_value();
-    Replan chosen = was_repaired ? std::move(*repaired) : plan_from(reach);
-    if (!was_repaired && chosen.fixed > 0 && reach > range_first) {
-      chosen.bound = chosen.high_water <= chosen.problem_bound
-                         ? chosen.high_water
-                         : cpuplan::SweepLowerBound(RecordsOf(chosen.placement),
-                                                    options_.tensor_alignment, &chosen.peak);
-      if (chosen.high_water > chosen.bound) {
-        // Kept offsets cost something (the arena is above the bound): the whole range is
-        // planned again too, and the smaller kept, so a re-plan is never above a whole one.
-        Replan again = plan_from(range_first);
-        if (again.high_water < chosen.high_water) chosen = std::move(again);
-      }
-    }
+  Bytes layout_bound = cpuplan::kUnknownBound;
+  if (range.reach != cpuplan::kNoNode) {
+    cpuplan::Replan chosen = ChooseReplan(range);
     layout_bound = chosen.bound;
     layout->peak_step = chosen.peak;
     layout->placement = std::move(chosen.placement);
@@ -377,13 +384,14 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     stats_.kept = chosen.fixed;
     stats_.first_replanned_node = chosen.from;
     tflite_was_candidate = fresh && chosen.tflite_candidate && chosen.fixed == 0;
+  } else {
+    layout->placement = std::move(range.start);
   }
-  for (const Placement& p : layout->placement)
-    layout->high_water = std::max(layout->high_water, p.offset + p.size);
+  layout->high_water = HighWater(layout->placement);
   CheckAgainstTflite(*layout, tflite_was_candidate, layout_bound);
-  layout->id =
-      cpuplan::Mix(cpuplan::LayoutCache::Hash({first, last, 0, 0}, signature_) ^
-                   cpuplan::Mix(previous ? previous->id : 0) ^ cpuplan::Mix(shadow_.path() + 3));
+  const std::uint64_t previous_id = range.previous ? range.previous->id : 0;
+  layout->id = cpuplan::Mix(cpuplan::LayoutCache::Hash({first, last, 0, 0}, signature_) ^
+                            cpuplan::Mix(previous_id) ^ cpuplan::Mix(shadow_.path() + 3));
   return layout;
 }
 
@@ -394,7 +402,7 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
 // below the lower bound of this layout's records.
 void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_candidate,
                                                Bytes bound) {
-  if (bound == kUnknown)
+  if (bound == cpuplan::kUnknownBound)
     bound = cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment,
                                      &layout.peak_step);
   if (layout.high_water <= bound) {
@@ -450,9 +458,7 @@ void CpuArenaPlanner::Impl::ResetAfterMemplan(std::int32_t node) {
   auto layout = std::make_shared<Layout>(*layout_);
   for (Placement& p : layout->placement)
     if (p.size > 0 && p.first > node) p = Placement{};
-  layout->high_water = 0;
-  for (const Placement& p : layout->placement)
-    layout->high_water = std::max(layout->high_water, p.offset + p.size);
+  layout->high_water = HighWater(layout->placement);
   layout->id = cpuplan::Mix(layout_->id ^ cpuplan::Mix(static_cast<std::uint64_t>(node) + 99));
   layout_ = std::move(layout);
 }

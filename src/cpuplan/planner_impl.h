@@ -4,11 +4,14 @@
 // mode makes its own way (tflite_mode.cc, memplan_mode.cc). docs/cpu-planner.md.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "memplan/cpu_arena_planner.h"
 #include "memplan/plan.h"
 #include "src/cpuplan/layout_cache.h"
+#include "src/cpuplan/replan.h"
 #include "src/cpuplan/simple_arena.h"
 #include "src/cpuplan/tflite_shadow.h"
 
@@ -97,6 +100,32 @@ class CpuArenaPlanner::Impl {
   void ResetAfterMemplan(std::int32_t node);
   std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
                                                     bool fresh);
+  // PlanLayout's steps (memplan_mode.cc). What the call has to place.
+  cpuplan::RangeToPlan GatherRange(std::int32_t first, std::int32_t last);
+  // Whether a tensor has main-arena memory of its own now, and whether a placement still
+  // fits it (made for its current bytes and lifetime).
+  bool OwnsMemory(std::int32_t tensor) const;
+  bool Holds(const cpuplan::Placement& placement, std::int32_t tensor) const;
+  // A repair when it reaches the bound, else a re-plan from the reach (and from the
+  // range's first node when kept offsets cost something).
+  cpuplan::Replan ChooseReplan(const cpuplan::RangeToPlan& range);
+  std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range);
+  bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous) const;
+  cpuplan::Replan PlanFrom(const cpuplan::RangeToPlan& range, std::int32_t from);
+  // The range's placements with every tensor first used after its last node forgotten.
+  cpuplan::Replan StartReplan(const cpuplan::RangeToPlan& range, std::int32_t from) const;
+  // The placements alive somewhere in steps lo..hi as fixed records (`fixed` of them), then
+  // the `free` tensors; validated.
+  Problem ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
+                        const std::vector<std::int32_t>& free, std::size_t& fixed) const;
+  OffsetPlan CheapPlacement(const Problem& problem, const std::string& strategy) const;
+  // The candidates for a problem without fixed records; sets out.bound and
+  // out.tflite_candidate. `replan`: an earlier layout exists.
+  OffsetPlan PlaceFromNothing(const Problem& problem, const std::vector<std::int32_t>& free,
+                              bool replan, cpuplan::Replan& out);
+  // Verifies `plan` and writes the free tensors' placements and the high-water mark.
+  void Settle(cpuplan::Replan& out, const Problem& problem, const std::vector<std::int32_t>& free,
+              const OffsetPlan& plan) const;
   // The records of a layout's placements (a live-to-the-end tensor ends at the last node).
   std::vector<UsageRecord> RecordsOf(const std::vector<cpuplan::Placement>& placement) const;
   // A lifetime's last node as a record's last step: kEndOfRun (alive to the end of the run)

@@ -1,0 +1,41 @@
+#pragma once
+// The memplan mode's re-planning of a node range (memplan_mode.cc; docs/cpu-planner.md, "The
+// memplan mode"): what one ExecuteAllocations call has to place, and one candidate layout
+// with what is known about it.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "src/cpuplan/layout_cache.h"
+
+namespace memplan::cpuplan {
+
+inline constexpr Bytes kUnknownBound = ~Bytes{0};
+inline constexpr std::int32_t kNoNode = std::numeric_limits<std::int32_t>::max();
+
+// What a call has to place in the main arena.
+struct RangeToPlan {
+  std::int32_t last = 0;                   // the range's last node
+  std::shared_ptr<const Layout> previous;  // the layout before the call, else the hint
+  std::vector<Placement> start;            // per tensor: the previous placements that hold
+  std::vector<std::int32_t> tensors;       // the range's tensors with memory of their own
+  std::int32_t reach = kNoNode;            // the first node of one without a place
+  std::int32_t first_node = kNoNode;       // the first node of any of them
+};
+
+// One way to re-plan: the tensors first used from node `from` on placed around every
+// placement that stays.
+struct Replan {
+  std::int32_t from = 0;
+  std::vector<Placement> placement;  // per tensor: the whole layout after it
+  std::size_t placed = 0;            // tensors placed
+  std::size_t fixed = 0;             // placements they were placed around
+  Bytes high_water = 0;
+  bool tflite_candidate = false;  // planned from nothing, TensorFlow Lite's placement among
+  Bytes bound = kUnknownBound;    // the lower bound of the whole layout, when known
+  Bytes problem_bound = 0;        // around kept offsets: the bound of the problem's records
+  Step peak = -1;                 // where the whole layout's bound is reached, when known
+};
+
+}  // namespace memplan::cpuplan
