@@ -55,6 +55,13 @@ void CpuArenaPlanner::Impl::GrowTables() {
 
 std::vector<std::int32_t> CpuArenaPlanner::Impl::Registered(std::int32_t first, std::int32_t last) {
   std::vector<std::int32_t> out;
+  Registered(first, last, out);
+  return out;
+}
+
+void CpuArenaPlanner::Impl::Registered(std::int32_t first, std::int32_t last,
+                                       std::vector<std::int32_t>& out) {
+  out.clear();
   if (++epoch_ == 0) {
     std::fill(seen_.begin(), seen_.end(), 0);
     epoch_ = 1;
@@ -66,13 +73,6 @@ std::vector<std::int32_t> CpuArenaPlanner::Impl::Registered(std::int32_t first, 
         seen_[t] = epoch_;
         out.push_back(t);
       }
-  return out;
-}
-
-bool CpuArenaPlanner::Impl::SharesNowConst(std::int32_t tensor) const {
-  const std::int32_t root = share_root_[tensor];
-  return root >= 0 && graph_.tensors[root].type == CpuAllocationType::kArenaRw &&
-         graph_.tensors[root].bytes == graph_.tensors[tensor].bytes;
 }
 
 bool CpuArenaPlanner::Impl::SharesNow(std::int32_t tensor) {

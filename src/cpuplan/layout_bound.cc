@@ -24,8 +24,10 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
     return OffsetsLowerBound(problem);
   }
   const auto n = static_cast<std::size_t>(steps);
-  // Events bucketed by step: an arrival at `first`, a departure at `last + 1`.
-  std::vector<std::uint32_t> start(n + 1, 0);
+  // Events bucketed by step: an arrival at `first`, a departure at `last + 1`. The buffers
+  // are kept from call to call (a small graph's bound costs less than allocating them).
+  static thread_local std::vector<std::uint32_t> start, fill;
+  start.assign(n + 1, 0);
   for (const UsageRecord& r : records) {
     if (r.size == 0) continue;
     ++start[static_cast<std::size_t>(r.first) + 1];
@@ -37,8 +39,9 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
     std::uint32_t pad;
     bool arrive;
   };
-  std::vector<Event> events(start[n]);
-  std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+  static thread_local std::vector<Event> events;
+  events.resize(start[n]);
+  fill.assign(start.begin(), start.end() - 1);
   for (const UsageRecord& r : records) {
     if (r.size == 0) continue;
     const Bytes aligned = AlignUp(r.size, alignment);

@@ -98,7 +98,8 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     }
     if (persistent_tensors_ > 0) {
       std::vector<std::int32_t> persistent;
-      for (const std::int32_t t : Registered(first, last))
+      Registered(first, last, scratch_.registered);
+      for (const std::int32_t t : scratch_.registered)
         if (graph_.tensors[t].type == CpuAllocationType::kArenaRwPersistent)
           persistent.push_back(t);
       cpuplan::SortInTfliteOrder(persistent, graph_, alloc_node_, dealloc_node_);
@@ -131,23 +132,28 @@ std::vector<UsageRecord> CpuArenaPlanner::Impl::RecordsOf(
   return records;
 }
 
-cpuplan::RangeToPlan CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std::int32_t last) {
-  cpuplan::RangeToPlan range;
+const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first,
+                                                               std::int32_t last) {
+  cpuplan::RangeToPlan& range = scratch_.range;  // its buffers kept from call to call
+  range.tensors.clear();
+  range.reach = range.first_node = cpuplan::kNoNode;
   range.last = last;
   range.previous = layout_ ? layout_ : hint_;
   const std::size_t n = graph_.tensors.size();
-  range.start.resize(n);
-  const std::vector<Placement>* before = range.previous ? &range.previous->placement : nullptr;
-  if (before && before->size() <= n) std::copy(before->begin(), before->end(), range.start.begin());
-  const std::vector<std::int32_t> registered = Registered(first, last);  // marks seen_
-  // The first call after a reset takes from the old layout only the offsets of the range's
-  // tensors: the others have no memory until their own range is executed.
+  std::vector<std::int32_t>& registered = scratch_.registered;
+  Registered(first, last, registered);  // marks seen_
+  // The previous placements that still hold. The first call after a reset takes from the old
+  // layout only the offsets of the range's tensors: the others have no memory until their
+  // own range is executed.
   const bool from_hint = !layout_;
-  for (std::size_t t = 0; t < n; ++t) {
+  const std::vector<Placement>* before = range.previous ? &range.previous->placement : nullptr;
+  range.start.assign(n, Placement{});
+  const std::size_t known = before && before->size() <= n ? before->size() : 0;
+  for (std::size_t t = 0; t < known; ++t) {
+    const Placement& p = (*before)[t];
     const auto i = static_cast<std::int32_t>(t);
-    if (range.start[t].size > 0 &&
-        (!OwnsMemory(i) || !Holds(range.start[t], i) || (from_hint && seen_[t] != epoch_)))
-      range.start[t] = Placement{};
+    if (p.size > 0 && Holds(p, i) && OwnsMemory(i) && (!from_hint || seen_[t] == epoch_))
+      range.start[t] = p;
   }
   // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
   // the replay needs to know (tflite_shadow.h).
@@ -165,16 +171,6 @@ cpuplan::RangeToPlan CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std:
   return range;
 }
 
-bool CpuArenaPlanner::Impl::OwnsMemory(std::int32_t t) const {
-  return graph_.tensors[t].type == CpuAllocationType::kArenaRw && !SharesNowConst(t) &&
-         alloc_node_[t] != kEndOfRun && graph_.tensors[t].bytes > 0;
-}
-
-bool CpuArenaPlanner::Impl::Holds(const Placement& p, std::int32_t t) const {
-  return p.size == graph_.tensors[t].bytes && p.first == alloc_node_[t] &&
-         p.last == dealloc_node_[t];
-}
-
 cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(const cpuplan::RangeToPlan& range,
                                                    std::int32_t from) const {
   cpuplan::Replan out;
@@ -186,12 +182,14 @@ cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(const cpuplan::RangeToPlan& r
   return out;
 }
 
-Problem CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>& placement, Step lo,
-                                             Step hi, const std::vector<std::int32_t>& free,
-                                             std::size_t& fixed) const {
-  Problem problem;
+const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>& placement,
+                                                    Step lo, Step hi,
+                                                    const std::vector<std::int32_t>& free,
+                                                    std::size_t& fixed) {
+  Problem& problem = scratch_.problem;  // its buffers kept from call to call
   problem.alignment = options_.tensor_alignment;
-  problem.records.reserve(placement.size());
+  problem.records.clear();
+  problem.fixed_offsets.clear();
   for (const Placement& p : placement) {
     if (p.size == 0) continue;
     const Step p_last = RecordLast(p.first, p.last);
@@ -211,10 +209,11 @@ Problem CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>& place
 }
 
 OffsetPlan CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem,
-                                                 const std::string& strategy) const {
-  return strategy == "greedy_by_size" && problem.size() <= cpuplan::kScanRecords
-             ? cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false)
-             : RunStrategy(problem, strategy);
+                                                 const std::string& strategy) {
+  if (strategy != "greedy_by_size" || problem.size() > cpuplan::kScanRecords)
+    return RunStrategy(problem, strategy);
+  cpuplan::GreedyBySizeOrder(problem, scratch_.order);
+  return cpuplan::PlaceByScan(problem, scratch_.order, false);
 }
 
 // The candidate that won the last plan goes first; the other runs when it missed the bound.
@@ -224,7 +223,9 @@ OffsetPlan CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem,
 OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
                                                    const std::vector<std::int32_t>& free,
                                                    bool replan, cpuplan::Replan& out) {
-  const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
+  // The records are the whole layout's when it holds nothing else (PlanFrom): the peak then
+  // lets a later repair ask the bound at one node.
+  const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak);
   out.bound = bound;
   OffsetPlan chosen;
   if (cheap_won_ || !replan) {
@@ -271,7 +272,8 @@ void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
 cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& range,
                                                 std::int32_t from) {
   cpuplan::Replan out = StartReplan(range, from);
-  std::vector<std::int32_t> free;
+  std::vector<std::int32_t>& free = scratch_.free;
+  free.clear();
   for (const std::int32_t t : range.tensors)
     if (alloc_node_[t] >= from) {
       free.push_back(t);
@@ -281,7 +283,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
     out.high_water = HighWater(out.placement);
     return out;
   }
-  const Problem problem =
+  const Problem& problem =
       ProblemAround(out.placement, from, std::numeric_limits<Step>::max(), free, out.fixed);
   OffsetPlan chosen;
   if (out.fixed > 0) {
@@ -299,7 +301,10 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
   const auto placements = static_cast<std::size_t>(std::count_if(
       out.placement.begin(), out.placement.end(), [](const Placement& p) { return p.size > 0; }));
   out.tflite_candidate = out.tflite_candidate && placements == free.size();
-  if (placements != free.size()) out.bound = cpuplan::kUnknownBound;
+  if (placements != free.size()) {
+    out.bound = cpuplan::kUnknownBound;
+    out.peak = -1;
+  }
   return out;
 }
 
@@ -309,17 +314,21 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
 // the arena is then at the layout's lower bound (no plan, TensorFlow Lite's included, can be
 // smaller).
 std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::RangeToPlan& range) {
-  std::vector<std::int32_t> changed;
+  const auto count = static_cast<std::size_t>(
+      std::count_if(range.tensors.begin(), range.tensors.end(),
+                    [&](std::int32_t t) { return range.start[t].size == 0; }));
+  if (count == 0 || count * kRepairShare > range.tensors.size()) return std::nullopt;
+  std::vector<std::int32_t>& changed = scratch_.free;
+  changed.clear();
   for (const std::int32_t t : range.tensors)
     if (range.start[t].size == 0) changed.push_back(t);
-  if (changed.empty() || changed.size() * kRepairShare > range.tensors.size()) return std::nullopt;
   cpuplan::Replan out = StartReplan(range, range.reach);
   Step lo = std::numeric_limits<Step>::max(), hi = 0;
   for (const std::int32_t t : changed) {
     lo = std::min<Step>(lo, alloc_node_[t]);
     hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
   }
-  const Problem problem = ProblemAround(out.placement, lo, hi, changed, out.fixed);
+  const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out.fixed);
   Settle(out, problem, changed, CheapPlacement(problem, "greedy_by_size"));
   if (!RepairAtBound(out, range.previous.get())) return std::nullopt;
   return out;
@@ -371,7 +380,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& 
 
 std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
                                                                 std::int32_t last, bool fresh) {
-  cpuplan::RangeToPlan range = GatherRange(first, last);
+  const cpuplan::RangeToPlan& range = GatherRange(first, last);
   auto layout = std::make_shared<Layout>();
   bool tflite_was_candidate = false;
   Bytes layout_bound = cpuplan::kUnknownBound;
@@ -385,11 +394,12 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     stats_.first_replanned_node = chosen.from;
     tflite_was_candidate = fresh && chosen.tflite_candidate && chosen.fixed == 0;
   } else {
-    layout->placement = std::move(range.start);
+    layout->placement = range.start;
   }
   layout->high_water = HighWater(layout->placement);
   CheckAgainstTflite(*layout, tflite_was_candidate, layout_bound);
   const std::uint64_t previous_id = range.previous ? range.previous->id : 0;
+  scratch_.range.previous.reset();
   layout->id = cpuplan::Mix(cpuplan::LayoutCache::Hash({first, last, 0, 0}, signature_) ^
                             cpuplan::Mix(previous_id) ^ cpuplan::Mix(shadow_.path() + 3));
   return layout;

@@ -84,9 +84,14 @@ class CpuArenaPlanner::Impl {
   void AssignTemporaries(std::int32_t first, std::int32_t last);
   // The distinct tensors registered to nodes first..last (in registration order).
   std::vector<std::int32_t> Registered(std::int32_t first, std::int32_t last);
+  void Registered(std::int32_t first, std::int32_t last, std::vector<std::int32_t>& out);
   // Whether `tensor` uses its root's buffer now (dropping a share that no longer holds).
   bool SharesNow(std::int32_t tensor);
-  bool SharesNowConst(std::int32_t tensor) const;
+  bool SharesNowConst(std::int32_t tensor) const {
+    const std::int32_t root = share_root_[tensor];
+    return root >= 0 && graph_.tensors[root].type == CpuAllocationType::kArenaRw &&
+           graph_.tensors[root].bytes == graph_.tensors[tensor].bytes;
+  }
   void PlacePersistent(const std::vector<std::int32_t>& candidates);
   void Resolve(std::int32_t tensor);
   void ResolveAll();
@@ -101,11 +106,17 @@ class CpuArenaPlanner::Impl {
   std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
                                                     bool fresh);
   // PlanLayout's steps (memplan_mode.cc). What the call has to place.
-  cpuplan::RangeToPlan GatherRange(std::int32_t first, std::int32_t last);
+  const cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
   // Whether a tensor has main-arena memory of its own now, and whether a placement still
   // fits it (made for its current bytes and lifetime).
-  bool OwnsMemory(std::int32_t tensor) const;
-  bool Holds(const cpuplan::Placement& placement, std::int32_t tensor) const;
+  bool OwnsMemory(std::int32_t tensor) const {
+    return graph_.tensors[tensor].type == CpuAllocationType::kArenaRw && !SharesNowConst(tensor) &&
+           alloc_node_[tensor] != cpuplan::kEndOfRun && graph_.tensors[tensor].bytes > 0;
+  }
+  bool Holds(const cpuplan::Placement& placement, std::int32_t tensor) const {
+    return placement.size == graph_.tensors[tensor].bytes &&
+           placement.first == alloc_node_[tensor] && placement.last == dealloc_node_[tensor];
+  }
   // A repair when it reaches the bound, else a re-plan from the reach (and from the
   // range's first node when kept offsets cost something).
   cpuplan::Replan ChooseReplan(const cpuplan::RangeToPlan& range);
@@ -116,9 +127,9 @@ class CpuArenaPlanner::Impl {
   cpuplan::Replan StartReplan(const cpuplan::RangeToPlan& range, std::int32_t from) const;
   // The placements alive somewhere in steps lo..hi as fixed records (`fixed` of them), then
   // the `free` tensors; validated.
-  Problem ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
-                        const std::vector<std::int32_t>& free, std::size_t& fixed) const;
-  OffsetPlan CheapPlacement(const Problem& problem, const std::string& strategy) const;
+  const Problem& ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
+                               const std::vector<std::int32_t>& free, std::size_t& fixed);
+  OffsetPlan CheapPlacement(const Problem& problem, const std::string& strategy);
   // The candidates for a problem without fixed records; sets out.bound and
   // out.tflite_candidate. `replan`: an earlier layout exists.
   OffsetPlan PlaceFromNothing(const Problem& problem, const std::vector<std::int32_t>& free,
@@ -140,6 +151,7 @@ class CpuArenaPlanner::Impl {
   OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free) const;
 
   std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
+  cpuplan::PlanScratch scratch_;     // kMemplan: buffers reused from plan to plan
   std::uint32_t epoch_ = 0;
 };
 

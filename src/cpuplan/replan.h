@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "memplan/problem.h"
 #include "src/cpuplan/layout_cache.h"
 
 namespace memplan::cpuplan {
@@ -36,6 +37,16 @@ struct Replan {
   Bytes bound = kUnknownBound;    // the lower bound of the whole layout, when known
   Bytes problem_bound = 0;        // around kept offsets: the bound of the problem's records
   Step peak = -1;                 // where the whole layout's bound is reached, when known
+};
+
+// Buffers the memplan mode reuses from plan to plan (their capacity stays), so a plan of a
+// small graph allocates little more than the layout it keeps (docs/cpu-planner.md).
+struct PlanScratch {
+  RangeToPlan range;
+  std::vector<std::int32_t> registered;
+  std::vector<std::int32_t> free;  // the tensors a re-plan or a repair places
+  std::vector<std::size_t> order;
+  Problem problem;
 };
 
 }  // namespace memplan::cpuplan

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "memplan/error.h"
 
@@ -19,10 +20,34 @@ struct Placed {
   Step last;
 };
 
+// Up to this many records a plan is verified pair by pair.
+constexpr std::size_t kPairwiseRecords = 48;
+
+// Whether records i and j are alive at one step and share a byte.
+bool Conflicts(const Problem& problem, const OffsetPlan& plan, std::size_t i, std::size_t j) {
+  const UsageRecord& a = problem.records[i];
+  const UsageRecord& b = problem.records[j];
+  if (a.size == 0 || b.size == 0 || a.last < b.first || b.last < a.first) return false;
+  return plan.offsets[i] < plan.offsets[j] + b.size && plan.offsets[j] < plan.offsets[i] + a.size;
+}
+
+std::string OverlapMessage(const Problem& problem, const std::vector<Bytes>& offsets,
+                           std::uint32_t a, std::uint32_t b) {
+  return fmt::format("overlap: {} at [{}, {}) and {} at [{}, {}) are alive at the same step",
+                     problem.Describe(a), offsets[a], offsets[a] + problem.records[a].size,
+                     problem.Describe(b), offsets[b], offsets[b] + problem.records[b].size);
+}
+
 }  // namespace
 
 std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem) {
   std::vector<std::size_t> order;
+  GreedyBySizeOrder(problem, order);
+  return order;
+}
+
+void GreedyBySizeOrder(const Problem& problem, std::vector<std::size_t>& order) {
+  order.clear();
   order.reserve(problem.size());
   for (std::size_t i = 0; i < problem.size(); ++i)
     if (!problem.IsFixed(i)) order.push_back(i);
@@ -30,13 +55,15 @@ std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem) {
     const Bytes sa = problem.records[a].size, sb = problem.records[b].size;
     return sa != sb ? sa > sb : a < b;
   });
-  return order;
 }
 
 OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order,
                        bool tflite_fit) {
   const Bytes align = problem.alignment;
-  std::vector<Placed> placed;  // sorted by offset; equal offsets in placement order
+  // Sorted by offset; equal offsets in placement order. Kept from call to call: a re-plan of
+  // a small graph would otherwise spend as long allocating as placing.
+  static thread_local std::vector<Placed> placed;
+  placed.clear();
   placed.reserve(problem.size());
   OffsetPlan plan;
   plan.offsets.assign(problem.size(), 0);
@@ -113,6 +140,15 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
   if (arena != plan.arena_bytes)
     fail(fmt::format("the plan claims an arena of {} B but its records need {} B", plan.arena_bytes,
                      arena));
+  if (n <= kPairwiseRecords) {
+    // Every pair, directly: no memory to allocate, fewer steps than the buckets below need.
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (Conflicts(problem, plan, i, j))
+          fail(OverlapMessage(problem, plan.offsets, static_cast<std::uint32_t>(i),
+                              static_cast<std::uint32_t>(j)));
+    return;
+  }
   // Arrivals bucketed by first step, departures by last step + 1.
   const auto count = static_cast<std::size_t>(steps) + 1;
   std::vector<std::uint32_t> arrive(count + 1, 0), leave(count + 1, 0);
@@ -154,10 +190,7 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
       const std::uint32_t* other = nullptr;
       if (it != live.end() && begin_of(*it) < end_of(r)) other = &*it;
       if (it != live.begin() && end_of(*std::prev(it)) > begin_of(r)) other = &*std::prev(it);
-      if (other)
-        fail(fmt::format("overlap: {} at [{}, {}) and {} at [{}, {}) are alive at the same step",
-                         problem.Describe(*other), begin_of(*other), end_of(*other),
-                         problem.Describe(r), begin_of(r), end_of(r)));
+      if (other) fail(OverlapMessage(problem, plan.offsets, *other, r));
       live.insert(it, r);
     }
   }

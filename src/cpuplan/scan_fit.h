@@ -26,6 +26,7 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
 // greedy_by_size's order: records without a fixed offset, larger first, equal sizes in
 // record order.
 std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem);
+void GreedyBySizeOrder(const Problem& problem, std::vector<std::size_t>& order);
 
 // InternalError naming the strategy and the first violation when the plan is not valid
 // for the problem (the checks of memplan/plan.h FindViolations).
