@@ -1,6 +1,8 @@
 // memplan's CPU arena planner against TensorFlow Lite's algorithm (its tflite_cpu mode), step
-// by step, in one process run (docs/cpu-planner.md, "Planning time against TensorFlow Lite").
-// Each model walks a sequence of values of its open dimension, as `memplan run --resize`
+// by step, in one process run (docs/cpu-planner.md, "Planning time against TensorFlow Lite"),
+// on every model of ../shared with an open dimension (the .tflite models whose batch is open,
+// the LFM2 decoder's sequence length), GPT-2's token count (zoo:gpt2) and a tiny chain (CI's
+// case). Each model walks a sequence of values of its open dimension, as `memplan run --resize`
 // does: the first value is the first plan (PlanAllocations + ExecuteAllocations of a new
 // planner), a value not seen before is a fresh shape and one seen before a repeated shape
 // (ResetAllocations + ExecuteAllocations). A late change makes a tensor three quarters
@@ -123,6 +125,9 @@ const std::optional<Walk>& CachedWalk(const std::string& name) {
   if (name == "kws") w = TfliteBatchWalk("tinymlperf_kws_dscnn_float.tflite");
   if (name == "vww") w = TfliteBatchWalk("tinymlperf_vww_96_float.tflite");
   if (name == "resnet8") w = TfliteBatchWalk("tinymlperf_resnet8_cifar10_float.tflite");
+  if (name == "resnet8_int8") w = TfliteBatchWalk("tinymlperf_resnet8_cifar10_int8.tflite");
+  if (name == "ad01") w = TfliteBatchWalk("tinymlperf_ad01_autoencoder_float.tflite");
+  if (name == "hello_world") w = TfliteBatchWalk("hello_world_float.tflite");
   return walks.emplace(name, std::move(w)).first->second;
 }
 
@@ -266,6 +271,15 @@ BENCHMARK_CAPTURE(BM_AgainstTflite, vww_96_batch, std::string("vww"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_AgainstTflite, resnet8_batch, std::string("resnet8"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTflite, resnet8_int8_batch, std::string("resnet8_int8"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTflite, ad01_autoencoder_batch, std::string("ad01"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTflite, hello_world_batch, std::string("hello_world"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_AgainstTflite, lfm2_sequence_length, std::string("lfm2"))
