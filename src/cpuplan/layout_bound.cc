@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "memplan/bounds.h"
+#include "src/cpuplan/align.h"
 
 namespace memplan::cpuplan {
 
@@ -44,7 +45,7 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
   fill.assign(start.begin(), start.end() - 1);
   for (const UsageRecord& r : records) {
     if (r.size == 0) continue;
-    const Bytes aligned = AlignUp(r.size, alignment);
+    const Bytes aligned = AlignUpFast(r.size, alignment);
     const auto pad = static_cast<std::uint32_t>(aligned - r.size);
     events[fill[static_cast<std::size_t>(r.first)]++] = {aligned, pad, true};
     events[fill[static_cast<std::size_t>(r.last + 1)]++] = {aligned, pad, false};

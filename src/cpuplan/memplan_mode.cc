@@ -13,6 +13,7 @@
 #include "memplan/error.h"
 #include "memplan/offsets.h"
 #include "memplan/plan.h"
+#include "src/cpuplan/align.h"
 #include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/planner_impl.h"
 #include "src/cpuplan/scan_fit.h"
@@ -344,7 +345,7 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
     Bytes padded = 0, top_pad = 0;
     for (const Placement& p : out.placement) {
       if (p.size == 0 || p.first > peak || RecordLast(p.first, p.last) < peak) continue;
-      const Bytes aligned = AlignUp(p.size, options_.tensor_alignment);
+      const Bytes aligned = cpuplan::AlignUpFast(p.size, options_.tensor_alignment);
       padded += aligned;
       top_pad = std::max(top_pad, aligned - p.size);
     }

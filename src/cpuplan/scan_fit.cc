@@ -8,6 +8,7 @@
 #include <string>
 
 #include "memplan/error.h"
+#include "src/cpuplan/align.h"
 
 namespace memplan::cpuplan {
 
@@ -89,7 +90,7 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
     for (const Placed& p : placed) {
       if (p.last < rec.first || rec.last < p.first) continue;
       if (tflite_fit) {
-        const Bytes start = AlignUp(cursor, align);
+        const Bytes start = AlignUpFast(cursor, align);
         if (start + rec.size <= p.offset && p.offset - start < best_gap) {
           best = start;
           best_gap = p.offset - cursor;
@@ -104,10 +105,10 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
             best = cursor;
           }
         }
-        cursor = std::max(cursor, AlignUp(p.end, align));
+        cursor = std::max(cursor, AlignUpFast(p.end, align));
       }
     }
-    keep(r, best != kNone ? best : AlignUp(cursor, align));
+    keep(r, best != kNone ? best : AlignUpFast(cursor, align));
   }
   plan.strategy = tflite_fit ? "tflite_cpu" : "greedy_by_size";
   return plan;
@@ -128,7 +129,7 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
   Bytes arena = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Bytes offset = plan.offsets[i];
-    if (offset % problem.alignment != 0)
+    if (!IsAligned(offset, problem.alignment))
       fail(fmt::format("unaligned: {} at {}", problem.Describe(i), offset));
     if (problem.IsFixed(i) && *problem.fixed_offsets[i] != offset)
       fail(
