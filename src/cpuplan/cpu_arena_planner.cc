@@ -46,6 +46,7 @@ void CpuArenaPlanner::Impl::GrowTables() {
   placement_.resize(n);
   data_.resize(n, nullptr);
   seen_.resize(n, 0);
+  scratch_.Reserve(n);
   signature_.Reset(graph_.tensors);
   persistent_tensors_ = static_cast<std::size_t>(std::count_if(
       graph_.tensors.begin(), graph_.tensors.end(),

@@ -75,4 +75,15 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
   return bound;
 }
 
+Bytes LiveBytesAt(const std::vector<UsageRecord>& records, Bytes alignment, Step step) {
+  Bytes padded = 0, top_pad = 0;
+  for (const UsageRecord& r : records) {
+    if (r.size == 0 || r.first > step || r.last < step) continue;
+    const Bytes aligned = AlignUpFast(r.size, alignment);
+    padded += aligned;
+    top_pad = std::max(top_pad, aligned - r.size);
+  }
+  return padded > top_pad ? padded - top_pad : 0;
+}
+
 }  // namespace memplan::cpuplan

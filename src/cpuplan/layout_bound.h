@@ -15,4 +15,9 @@ namespace memplan::cpuplan {
 Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment,
                       Step* peak = nullptr);
 
+// The bytes alive at one step, sizes rounded up to the alignment except the topmost: a lower
+// bound in one pass (no plan is smaller), and the bound itself at the step where that is
+// reached.
+Bytes LiveBytesAt(const std::vector<UsageRecord>& records, Bytes alignment, Step step);
+
 }  // namespace memplan::cpuplan

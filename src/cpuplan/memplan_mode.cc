@@ -223,15 +223,31 @@ OffsetPlan CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem,
 // The full strategy runs only when neither came within good_enough of the bound.
 OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
                                                    const std::vector<std::int32_t>& free,
-                                                   bool replan, cpuplan::Replan& out) {
-  // The records are the whole layout's when it holds nothing else (PlanFrom): the peak then
-  // lets a later repair ask the bound at one node.
-  const Bytes bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak);
-  out.bound = bound;
+                                                   const cpuplan::Layout* previous,
+                                                   cpuplan::Replan& out) {
+  const bool replan = previous != nullptr;
+  // The bound is first asked at the node where the previous layout met its bound (one pass):
+  // a plan that reaches the bytes alive there is at the bound. Otherwise (and only when a
+  // decision needs it) every node is swept. The records are the whole layout's when it holds
+  // nothing else (PlanFrom): the peak then lets a later repair ask one node too.
+  Bytes bound = cpuplan::kUnknownBound;
+  auto at_bound = [&](const OffsetPlan& plan) {
+    if (bound == cpuplan::kUnknownBound && previous && previous->peak_step >= 0) {
+      const Bytes live =
+          cpuplan::LiveBytesAt(problem.records, problem.alignment, previous->peak_step);
+      if (plan.arena_bytes <= live) {
+        bound = live;
+        out.peak = previous->peak_step;
+      }
+    }
+    if (bound == cpuplan::kUnknownBound)
+      bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak);
+    return plan.arena_bytes <= bound;
+  };
   OffsetPlan chosen;
   if (cheap_won_ || !replan) {
     chosen = CheapPlacement(problem, options_.replan_strategy);
-    if (chosen.arena_bytes > bound) {
+    if (!at_bound(chosen)) {
       OffsetPlan tflite = TflitePlacement(problem, free);
       out.tflite_candidate = true;
       cheap_won_ = chosen.arena_bytes < tflite.arena_bytes;
@@ -240,12 +256,13 @@ OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
   } else {
     chosen = TflitePlacement(problem, free);
     out.tflite_candidate = true;
-    if (chosen.arena_bytes > bound && ++cheap_skipped_ % kRecheck == 0) {
+    if (!at_bound(chosen) && ++cheap_skipped_ % kRecheck == 0) {
       OffsetPlan other = CheapPlacement(problem, options_.replan_strategy);
       cheap_won_ = other.arena_bytes < chosen.arena_bytes;
       if (cheap_won_) chosen = std::move(other);
     }
   }
+  out.bound = bound;
   const double slack = replan ? options_.replan_good_enough : options_.good_enough;
   // A re-plan skips the full strategy once it failed to beat the cheap plans.
   if (static_cast<double>(chosen.arena_bytes) > static_cast<double>(bound) * slack &&
@@ -294,7 +311,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
     chosen = CheapPlacement(problem, options_.replan_strategy);
     out.problem_bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
   } else {
-    chosen = PlaceFromNothing(problem, free, range.previous != nullptr, out);
+    chosen = PlaceFromNothing(problem, free, range.previous.get(), out);
   }
   Settle(out, problem, free, chosen);
   // TensorFlow Lite's own plan, and the problem's bound, only when the layout holds nothing
@@ -390,14 +407,15 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     layout_bound = chosen.bound;
     layout->peak_step = chosen.peak;
     layout->placement = std::move(chosen.placement);
+    layout->high_water = chosen.high_water;
     stats_.placed = chosen.placed;
     stats_.kept = chosen.fixed;
     stats_.first_replanned_node = chosen.from;
     tflite_was_candidate = fresh && chosen.tflite_candidate && chosen.fixed == 0;
   } else {
     layout->placement = range.start;
+    layout->high_water = HighWater(layout->placement);
   }
-  layout->high_water = HighWater(layout->placement);
   CheckAgainstTflite(*layout, tflite_was_candidate, layout_bound);
   const std::uint64_t previous_id = range.previous ? range.previous->id : 0;
   scratch_.range.previous.reset();

@@ -131,9 +131,9 @@ class CpuArenaPlanner::Impl {
                                const std::vector<std::int32_t>& free, std::size_t& fixed);
   OffsetPlan CheapPlacement(const Problem& problem, const std::string& strategy);
   // The candidates for a problem without fixed records; sets out.bound and
-  // out.tflite_candidate. `replan`: an earlier layout exists.
+  // out.tflite_candidate. `previous`: the layout before, if any.
   OffsetPlan PlaceFromNothing(const Problem& problem, const std::vector<std::int32_t>& free,
-                              bool replan, cpuplan::Replan& out);
+                              const cpuplan::Layout* previous, cpuplan::Replan& out);
   // Verifies `plan` and writes the free tensors' placements and the high-water mark.
   void Settle(cpuplan::Replan& out, const Problem& problem, const std::vector<std::int32_t>& free,
               const OffsetPlan& plan) const;

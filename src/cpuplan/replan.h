@@ -47,6 +47,17 @@ struct PlanScratch {
   std::vector<std::int32_t> free;  // the tensors a re-plan or a repair places
   std::vector<std::size_t> order;
   Problem problem;
+
+  // Room for a graph of `tensors` tensors, taken with the graph rather than by its first plan.
+  void Reserve(std::size_t tensors) {
+    range.start.reserve(tensors);
+    range.tensors.reserve(tensors);
+    registered.reserve(tensors);
+    free.reserve(tensors);
+    order.reserve(tensors);
+    problem.records.reserve(tensors);
+    problem.fixed_offsets.reserve(tensors);
+  }
 };
 
 }  // namespace memplan::cpuplan
