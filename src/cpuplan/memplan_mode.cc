@@ -178,27 +178,33 @@ cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(const cpuplan::RangeToPlan& r
   out.from = from;
   out.placement = range.start;
   // Tensors beyond the range lose their places (their own range will place them again).
-  for (std::size_t t = 0; t < out.placement.size(); ++t)
-    if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range.last) out.placement[t] = Placement{};
+  if (static_cast<std::size_t>(range.last) + 1 < graph_.nodes.size())
+    for (std::size_t t = 0; t < out.placement.size(); ++t)
+      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range.last)
+        out.placement[t] = Placement{};
   return out;
 }
 
 const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>& placement,
                                                     Step lo, Step hi,
                                                     const std::vector<std::int32_t>& free,
-                                                    std::size_t& fixed) {
+                                                    cpuplan::Replan& out) {
   Problem& problem = scratch_.problem;  // its buffers kept from call to call
   problem.alignment = options_.tensor_alignment;
   problem.records.clear();
   problem.fixed_offsets.clear();
+  out.others = 0;
   for (const Placement& p : placement) {
     if (p.size == 0) continue;
     const Step p_last = RecordLast(p.first, p.last);
-    if (p_last < lo || p.first > hi) continue;  // never alive with a free tensor
+    if (p_last < lo || p.first > hi) {  // never alive with a free tensor
+      ++out.others;
+      continue;
+    }
     problem.records.push_back({p.size, p.first, p_last});
     problem.fixed_offsets.push_back(p.offset);
   }
-  fixed = problem.records.size();
+  const std::size_t fixed = out.fixed = problem.records.size();
   for (const std::int32_t t : free) {
     problem.records.push_back(
         {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
@@ -302,7 +308,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
     return out;
   }
   const Problem& problem =
-      ProblemAround(out.placement, from, std::numeric_limits<Step>::max(), free, out.fixed);
+      ProblemAround(out.placement, from, std::numeric_limits<Step>::max(), free, out);
   OffsetPlan chosen;
   if (out.fixed > 0) {
     // Around kept offsets: the cheap re-plan strategy alone. The records here are every one
@@ -316,10 +322,9 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
   Settle(out, problem, free, chosen);
   // TensorFlow Lite's own plan, and the problem's bound, only when the layout holds nothing
   // else.
-  const auto placements = static_cast<std::size_t>(std::count_if(
-      out.placement.begin(), out.placement.end(), [](const Placement& p) { return p.size > 0; }));
-  out.tflite_candidate = out.tflite_candidate && placements == free.size();
-  if (placements != free.size()) {
+  const bool only_free = out.fixed == 0 && out.others == 0;
+  out.tflite_candidate = out.tflite_candidate && only_free;
+  if (!only_free) {
     out.bound = cpuplan::kUnknownBound;
     out.peak = -1;
   }
@@ -346,7 +351,7 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
     lo = std::min<Step>(lo, alloc_node_[t]);
     hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
   }
-  const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out.fixed);
+  const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out);
   Settle(out, problem, changed, CheapPlacement(problem, "greedy_by_size"));
   if (!RepairAtBound(out, range.previous.get())) return std::nullopt;
   return out;

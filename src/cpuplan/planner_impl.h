@@ -125,10 +125,10 @@ class CpuArenaPlanner::Impl {
   cpuplan::Replan PlanFrom(const cpuplan::RangeToPlan& range, std::int32_t from);
   // The range's placements with every tensor first used after its last node forgotten.
   cpuplan::Replan StartReplan(const cpuplan::RangeToPlan& range, std::int32_t from) const;
-  // The placements alive somewhere in steps lo..hi as fixed records (`fixed` of them), then
-  // the `free` tensors; validated.
+  // The placements alive somewhere in steps lo..hi as fixed records (out.fixed of them; the
+  // others counted in out.others), then the `free` tensors; validated.
   const Problem& ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
-                               const std::vector<std::int32_t>& free, std::size_t& fixed);
+                               const std::vector<std::int32_t>& free, cpuplan::Replan& out);
   OffsetPlan CheapPlacement(const Problem& problem, const std::string& strategy);
   // The candidates for a problem without fixed records; sets out.bound and
   // out.tflite_candidate. `previous`: the layout before, if any.
