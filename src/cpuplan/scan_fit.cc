@@ -143,29 +143,18 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
     fail(fmt::format("the plan claims an arena of {} B but its records need {} B", plan.arena_bytes,
                      arena));
   if (n <= kSmallRecords) {
-    // Every pair, without a branch per pair (a sort or a data-dependent test mispredicts more
-    // than the pairs cost); the pair is looked for only when a record conflicts.
-    std::array<Bytes, kSmallRecords> begin, end;
-    std::array<Step, kSmallRecords> first, last;
-    for (std::size_t i = 0; i < n; ++i) {
-      const UsageRecord& r = problem.records[i];
-      begin[i] = plan.offsets[i];
-      end[i] = plan.offsets[i] + r.size;
-      const bool empty = r.size == 0;  // alive at no step
-      first[i] = empty ? std::numeric_limits<Step>::max() : r.first;
-      last[i] = empty ? std::numeric_limits<Step>::min() : r.last;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      unsigned hit = 0;
-      for (std::size_t j = i + 1; j < n; ++j)
-        hit |= static_cast<unsigned>(first[j] <= last[i]) &
-               static_cast<unsigned>(first[i] <= last[j]) &
-               static_cast<unsigned>(begin[j] < end[i]) & static_cast<unsigned>(begin[i] < end[j]);
-      if (hit == 0) continue;
-      for (std::size_t j = i + 1; j < n; ++j)
-        if (Conflicts(problem, plan, i, j))
-          fail(OverlapMessage(problem, plan.offsets, static_cast<std::uint32_t>(i),
-                              static_cast<std::uint32_t>(j)));
+    // The records in offset order, each checked against those that start before it ends
+    // (every overlapping pair is such a pair): no memory allocated, and fewer pairs than all.
+    std::array<std::uint32_t, kSmallRecords> by_offset;
+    for (std::uint32_t i = 0; i < n; ++i) by_offset[i] = i;
+    std::sort(by_offset.begin(), by_offset.begin() + static_cast<long>(n),
+              [&](std::uint32_t a, std::uint32_t b) { return plan.offsets[a] < plan.offsets[b]; });
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint32_t i = by_offset[k];
+      const Bytes end = plan.offsets[i] + problem.records[i].size;
+      for (std::size_t m = k + 1; m < n && plan.offsets[by_offset[m]] < end; ++m)
+        if (Conflicts(problem, plan, i, by_offset[m]))
+          fail(OverlapMessage(problem, plan.offsets, i, by_offset[m]));
     }
     return;
   }
