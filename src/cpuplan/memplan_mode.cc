@@ -45,6 +45,51 @@ OffsetPlan RunStrategy(const Problem& problem, const std::string& name) {
   return plan;
 }
 
+// The lower bound of a problem's records, asked only as far as a decision needs: first the
+// bytes alive at one node (where the previous layout met its bound: one pass, a lower bound,
+// and the bound itself when a plan reaches it), the sweep over every node only when that
+// does not settle the question.
+class LazyBound {
+ public:
+  LazyBound(const Problem& problem, Step hint) : problem_(problem), hint_(hint) {}
+
+  // Whether a plan of `arena` bytes is at the bound.
+  bool Reaches(Bytes arena) {
+    if (exact_ == cpuplan::kUnknownBound && arena <= AtHint()) {
+      exact_ = AtHint();
+      peak_ = hint_;
+    }
+    return arena <= Exact();
+  }
+  // Whether `arena` is within `slack` times the bound.
+  bool Within(Bytes arena, double slack) {
+    const auto within = [&](Bytes bound) {
+      return static_cast<double>(arena) <= static_cast<double>(bound) * slack;
+    };
+    return (exact_ == cpuplan::kUnknownBound && within(AtHint())) || within(Exact());
+  }
+  Bytes exact() const { return exact_; }  // kUnknownBound when never needed
+  Step peak() const { return peak_; }
+
+ private:
+  Bytes AtHint() {
+    if (at_hint_ == cpuplan::kUnknownBound)
+      at_hint_ = hint_ >= 0 ? cpuplan::LiveBytesAt(problem_.records, problem_.alignment, hint_) : 0;
+    return at_hint_;
+  }
+  Bytes Exact() {
+    if (exact_ == cpuplan::kUnknownBound)
+      exact_ = cpuplan::SweepLowerBound(problem_.records, problem_.alignment, &peak_);
+    return exact_;
+  }
+
+  const Problem& problem_;
+  Step hint_;
+  Bytes at_hint_ = cpuplan::kUnknownBound;
+  Bytes exact_ = cpuplan::kUnknownBound;
+  Step peak_ = -1;
+};
+
 Bytes HighWater(const std::vector<Placement>& placement) {
   Bytes high = 0;
   for (const Placement& p : placement) high = std::max(high, p.offset + p.size);
@@ -232,28 +277,13 @@ OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
                                                    const cpuplan::Layout* previous,
                                                    cpuplan::Replan& out) {
   const bool replan = previous != nullptr;
-  // The bound is first asked at the node where the previous layout met its bound (one pass):
-  // a plan that reaches the bytes alive there is at the bound. Otherwise (and only when a
-  // decision needs it) every node is swept. The records are the whole layout's when it holds
-  // nothing else (PlanFrom): the peak then lets a later repair ask one node too.
-  Bytes bound = cpuplan::kUnknownBound;
-  auto at_bound = [&](const OffsetPlan& plan) {
-    if (bound == cpuplan::kUnknownBound && previous && previous->peak_step >= 0) {
-      const Bytes live =
-          cpuplan::LiveBytesAt(problem.records, problem.alignment, previous->peak_step);
-      if (plan.arena_bytes <= live) {
-        bound = live;
-        out.peak = previous->peak_step;
-      }
-    }
-    if (bound == cpuplan::kUnknownBound)
-      bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak);
-    return plan.arena_bytes <= bound;
-  };
+  // The records are the whole layout's when it holds nothing else (PlanFrom): the bound's
+  // peak then lets a later plan ask one node too.
+  LazyBound bound(problem, previous ? previous->peak_step : -1);
   OffsetPlan chosen;
   if (cheap_won_ || !replan) {
     chosen = CheapPlacement(problem, options_.replan_strategy);
-    if (!at_bound(chosen)) {
+    if (!bound.Reaches(chosen.arena_bytes)) {
       OffsetPlan tflite = TflitePlacement(problem, free);
       out.tflite_candidate = true;
       cheap_won_ = chosen.arena_bytes < tflite.arena_bytes;
@@ -262,21 +292,21 @@ OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
   } else {
     chosen = TflitePlacement(problem, free);
     out.tflite_candidate = true;
-    if (!at_bound(chosen) && ++cheap_skipped_ % kRecheck == 0) {
+    if (++cheap_skipped_ % kRecheck == 0 && !bound.Reaches(chosen.arena_bytes)) {
       OffsetPlan other = CheapPlacement(problem, options_.replan_strategy);
       cheap_won_ = other.arena_bytes < chosen.arena_bytes;
       if (cheap_won_) chosen = std::move(other);
     }
   }
-  out.bound = bound;
   const double slack = replan ? options_.replan_good_enough : options_.good_enough;
   // A re-plan skips the full strategy once it failed to beat the cheap plans.
-  if (static_cast<double>(chosen.arena_bytes) > static_cast<double>(bound) * slack &&
-      (!replan || strategy_helped_)) {
+  if ((!replan || strategy_helped_) && !bound.Within(chosen.arena_bytes, slack)) {
     OffsetPlan full = PlanOffsets(problem, options_.strategy);  // verified inside
     strategy_helped_ = full.arena_bytes < chosen.arena_bytes;
     if (strategy_helped_) chosen = std::move(full);
   }
+  out.bound = bound.exact();
+  out.peak = bound.peak();
   return chosen;
 }
 
@@ -436,6 +466,13 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
 // below the lower bound of this layout's records.
 void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_candidate,
                                                Bytes bound) {
+  // The first call since a reset, planned from nothing over exactly TensorFlow Lite's
+  // tensors (no share of theirs dropped), with its placement as a candidate: no bound needed.
+  const bool tflite_candidate = tflite_was_candidate && !shadow_.AnyDropped();
+  if (bound == cpuplan::kUnknownBound && tflite_candidate) {
+    layout.check = CpuTfliteCheck::kTfliteCandidate;
+    return;
+  }
   if (bound == cpuplan::kUnknownBound)
     bound = cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment,
                                      &layout.peak_step);
@@ -443,9 +480,7 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
     layout.check = CpuTfliteCheck::kAtBound;
     return;
   }
-  // The first call since a reset, planned from nothing over exactly TensorFlow Lite's
-  // tensors (no share of theirs dropped), with its placement as a candidate.
-  if (tflite_was_candidate && !shadow_.AnyDropped()) {
+  if (tflite_candidate) {
     layout.check = CpuTfliteCheck::kTfliteCandidate;
     return;
   }
