@@ -58,16 +58,20 @@ class SimArena {
   Bytes tail_used() const { return end_ - tail_; }
   Bytes head() const { return head_; }
 
-  // AllocatePersistentBuffer: align_down(tail - size); below the head fails.
-  void Persistent(Bytes size, Bytes alignment) {
+  // AllocatePersistentBuffer: align_down(tail - size); below the head fails. An unchecked
+  // allocation that fails only returns null: the replay goes on.
+  void Persistent(Bytes size, Bytes alignment, bool checked = true) {
     if (!ok_) return;
     const Bytes floor = non_persistent_ ? 0 : head_;
     if (size > tail_ || AlignDown(tail_ - size, alignment) < floor) {
-      ok_ = false;
+      if (checked) ok_ = false;
+      ++refused_;
       return;
     }
     tail_ = AlignDown(tail_ - size, alignment);
   }
+  // Unchecked allocations that failed.
+  std::size_t refused() const { return refused_; }
   // AllocateTemp: align_up(temp); past the tail fails.
   void Temp(Bytes size, Bytes alignment) {
     if (!ok_) return;
@@ -112,12 +116,14 @@ class SimArena {
   Bytes temp_ = 0;                       // end of the temp section (head_ when none is held)
   Bytes peak_non_persistent_ = 0;        // high-water mark of head and temp
   std::optional<Bytes> non_persistent_;  // two buffers: the non-persistent one's size
+  std::size_t refused_ = 0;              // unchecked allocations that failed
   bool ok_ = true;
 };
 
 // What one replay of AllocateTensors ended with.
 struct Replay {
-  bool ok = false;                                     // every allocation succeeded
+  bool ok = false;                                     // every checked allocation succeeded
+  std::size_t refused = 0;                             // unchecked allocations that failed
   Bytes head = 0;                                      // the head after the plan
   Bytes tail = 0;                                      // bytes of the tail
   Bytes peak_non_persistent = 0;                       // largest head + temp (planner included)
@@ -143,9 +149,10 @@ class Replayer {
     SimArena a(arena_size, non_persistent);
     Replay r;
     // Records an allocation in a category: the tail's move, the bytes asked, the count.
-    auto record = [&](Category c, Bytes size, Bytes alignment, std::uint64_t count) {
+    auto record = [&](Category c, Bytes size, Bytes alignment, std::uint64_t count,
+                      bool checked = true) {
       const Bytes before = a.tail_used();
-      a.Persistent(size, alignment);
+      a.Persistent(size, alignment, checked);
       TflmCategory& cat = r.categories[c];
       cat.used += a.tail_used() - before;
       cat.requested += size;
@@ -210,7 +217,8 @@ class Replayer {
         const std::size_t before =
             std::min(k.temps.size(), k.temps_before_prepare.value_or(k.temps.size()));
         for (std::size_t i = 0; i < before; ++i) view(k.temps[i]);
-        for (Bytes b : k.prepare) record(kPersistentBuffers, b, kArenaAlignment, 1);
+        for (Bytes b : k.prepare)
+          record(kPersistentBuffers, b, kArenaAlignment, 1, !k.prepare_unchecked);
         for (std::size_t i = before; i < k.temps.size(); ++i) view(k.temps[i]);
         requests += op_index < plan_.scratch.size() ? plan_.scratch[op_index] : 0;
         ++op_index;
@@ -261,6 +269,7 @@ class Replayer {
       }
     }
     r.ok = a.ok();
+    r.refused = a.refused();
     r.head = a.head();
     r.tail = a.tail_used();
     r.peak_non_persistent = a.peak_non_persistent();
@@ -273,6 +282,17 @@ class Replayer {
   const TflmHeadPlan& plan_;   // the head and the scratch requests
   const ModelMemory& memory_;  // every kernel's memory
 };
+
+// The smallest size in (lo, hi] for which `works` holds, given that it holds for hi (a
+// bisection, as the real figures were found).
+template <typename Works>
+Bytes SmallestThatWorks(Bytes lo, Bytes hi, const Works& works) {
+  while (lo + 1 < hi) {
+    const Bytes mid = lo + (hi - lo) / 2;
+    (works(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
 
 }  // namespace
 
@@ -315,30 +335,33 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
     out.categories.push_back(cat);
   }
   // The smallest size that works (success grows with the size, as TFLM's does).
-  Bytes lo = 0, hi = full.peak_non_persistent + full.tail + 64;
-  while (!replayer.Run(hi).ok) hi *= 2;
-  while (lo + 1 < hi) {
-    const Bytes mid = lo + (hi - lo) / 2;
-    (replayer.Run(mid).ok ? hi : lo) = mid;
-  }
-  out.minimal_arena = hi;
+  const auto recording_works = [&](Bytes size) { return replayer.Run(size).ok; };
+  Bytes hi = full.peak_non_persistent + full.tail + 64;
+  while (!recording_works(hi)) hi *= 2;
+  out.minimal_arena = SmallestThatWorks(0, hi, recording_works);
   // The same with a plain MicroInterpreter (the allocator objects are smaller).
   const auto plain_works = [&](Bytes size) { return replayer.Run(size, std::nullopt, true).ok; };
-  lo = 0;
-  hi = out.minimal_arena;
-  if (!plain_works(hi)) throw InternalError("a plain interpreter needs more than a recording one");
-  while (lo + 1 < hi) {
-    const Bytes mid = lo + (hi - lo) / 2;
-    (plain_works(mid) ? hi : lo) = mid;
-  }
-  out.minimal_arena_plain = hi;
-  // Two buffers: the persistent one holds the tail (its end aligned down to 16), the
-  // other the head and temp at their peak.
+  if (!plain_works(out.minimal_arena))
+    throw InternalError("a plain interpreter needs more than a recording one");
+  out.minimal_arena_plain = SmallestThatWorks(0, out.minimal_arena, plain_works);
+  // Two buffers: the non-persistent one holds head and temp at their peak. The persistent
+  // one (used to a multiple of 16): the tail with every allocation granted, the safe size;
+  // and the size TFLM accepts where unchecked allocations may fail. Success is then not
+  // monotone in the size (a granted array can leave a later allocation no room), so the
+  // size is the one a bisection over [0, a power of two] finds, as the real figures were.
   const Replay two = replayer.Run(roomy, roomy);
-  out.two_buffer_persistent = AlignUp(two.tail, kArenaAlignment);
+  out.two_buffer_persistent_safe = AlignUp(two.tail, kArenaAlignment);
   out.two_buffer_non_persistent = two.peak_non_persistent;
-  if (!replayer.Run(out.two_buffer_persistent, out.two_buffer_non_persistent).ok)
+  const auto persistent_works = [&](Bytes size) {
+    return replayer.Run(AlignDown(size, kArenaAlignment), out.two_buffer_non_persistent).ok;
+  };
+  if (!persistent_works(out.two_buffer_persistent_safe))
     throw InternalError("the two-buffer sizes found do not replay");
+  Bytes power = 1;
+  while (power < out.two_buffer_persistent_safe) power *= 2;
+  out.two_buffer_persistent =
+      persistent_works(power) ? SmallestThatWorks(0, power, persistent_works) : power;
+  out.two_buffer_persistent = std::min(out.two_buffer_persistent, out.two_buffer_persistent_safe);
   return out;
 }
 
