@@ -135,6 +135,22 @@ struct ModelMemory {
   std::vector<std::vector<target::KernelMemory>> kernels;  // per subgraph, per op
 };
 
+// One replay in progress: the arena and what the recording saw.
+struct ReplayState {
+  SimArena arena;
+  Replay replay;
+  // Records an allocation in a category: the tail's move, the bytes asked, the count.
+  void Record(Category c, Bytes size, Bytes alignment, std::uint64_t count, bool checked = true) {
+    const Bytes before = arena.tail_used();
+    arena.Persistent(size, alignment, checked);
+    TflmCategory& cat = replay.categories[c];
+    cat.used += arena.tail_used() - before;
+    cat.requested += size;
+    cat.count += count;
+  }
+  void Object(const Layout& l) { arena.Persistent(l.size, l.align); }
+};
+
 class Replayer {
  public:
   Replayer(const Graph& graph, const TargetAbi& abi, const TflmHeadPlan& plan,
@@ -146,87 +162,101 @@ class Replayer {
   // buffers (no recording objects).
   Replay Run(Bytes arena_size, std::optional<Bytes> non_persistent = std::nullopt,
              bool plain = false) const {
-    SimArena a(arena_size, non_persistent);
-    Replay r;
-    // Records an allocation in a category: the tail's move, the bytes asked, the count.
-    auto record = [&](Category c, Bytes size, Bytes alignment, std::uint64_t count,
-                      bool checked = true) {
-      const Bytes before = a.tail_used();
-      a.Persistent(size, alignment, checked);
-      TflmCategory& cat = r.categories[c];
-      cat.used += a.tail_used() - before;
-      cat.requested += size;
-      cat.count += count;
-    };
-    auto object = [&](const Layout& l) { a.Persistent(l.size, l.align); };
+    ReplayState st{SimArena(arena_size, non_persistent), Replay{}};
+    AllocatorObjects(st, non_persistent.has_value(), plain);
+    StartModelAllocation(st);
+    const std::size_t requests = InitAndPrepare(st);
+    FinishModelAllocation(st, requests);
+    InterpreterTensors(st);
+    Replay& r = st.replay;
+    r.ok = st.arena.ok();
+    r.refused = st.arena.refused();
+    r.head = st.arena.head();
+    r.tail = st.arena.tail_used();
+    r.peak_non_persistent = st.arena.peak_non_persistent();
+    return r;
+  }
 
-    if (plain && !non_persistent) {
+ private:
+  // The objects the allocator's Create puts at the top of the tail.
+  void AllocatorObjects(ReplayState& st, bool two_buffers, bool plain) const {
+    if (plain && !two_buffers) {
       // MicroAllocator::Create(arena, size): the arena allocator, the planner, the allocator.
-      object(target::SingleArenaBufferAllocatorLayout(abi_));
-      object(target::GreedyMemoryPlannerLayout(abi_));
-      object(target::MicroAllocatorLayout(abi_));
-    } else if (!non_persistent) {
+      st.Object(target::SingleArenaBufferAllocatorLayout(abi_));
+      st.Object(target::GreedyMemoryPlannerLayout(abi_));
+      st.Object(target::MicroAllocatorLayout(abi_));
+    } else if (!two_buffers) {
       // RecordingMicroAllocator::Create: the arena allocator, the planner, the allocator.
-      object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
-      object(target::GreedyMemoryPlannerLayout(abi_));
-      object(target::RecordingMicroAllocatorLayout(abi_));
+      st.Object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
+      st.Object(target::GreedyMemoryPlannerLayout(abi_));
+      st.Object(target::RecordingMicroAllocatorLayout(abi_));
     } else {
       // MicroAllocator::Create with two buffers: both arena allocators, the planner, the
       // allocator, all in the persistent buffer.
-      object(target::PersistentArenaBufferAllocatorLayout(abi_));
-      object(target::NonPersistentArenaBufferAllocatorLayout(abi_));
-      object(target::GreedyMemoryPlannerLayout(abi_));
-      object(target::MicroAllocatorLayout(abi_));
+      st.Object(target::PersistentArenaBufferAllocatorLayout(abi_));
+      st.Object(target::NonPersistentArenaBufferAllocatorLayout(abi_));
+      st.Object(target::GreedyMemoryPlannerLayout(abi_));
+      st.Object(target::MicroAllocatorLayout(abi_));
     }
-    // StartModelAllocation.
-    object(target::MicroBuiltinDataAllocatorLayout(abi_));
-    const Layout request = target::ScratchBufferRequestLayout(abi_);
-    a.ResizeHead(request.size * kMaxScratchPerOp);
+  }
+
+  // StartModelAllocation: the per-subgraph arrays and every op's options struct.
+  void StartModelAllocation(ReplayState& st) const {
+    st.Object(target::MicroBuiltinDataAllocatorLayout(abi_));
+    st.arena.ResizeHead(target::ScratchBufferRequestLayout(abi_).size * kMaxScratchPerOp);
     const Layout subgraphs = target::SubgraphAllocationsLayout(abi_);
-    a.Persistent(subgraphs.size * graph_.subgraphs.size(), subgraphs.align);
+    st.arena.Persistent(subgraphs.size * graph_.subgraphs.size(), subgraphs.align);
     const Layout eval = target::TfLiteEvalTensorLayout(abi_);
     for (const Subgraph& sg : graph_.subgraphs)
-      record(kEvalTensors, eval.size * sg.tensors.size(), eval.align, sg.tensors.size());
+      st.Record(kEvalTensors, eval.size * sg.tensors.size(), eval.align, sg.tensors.size());
     const Layout node = target::NodeAndRegistrationLayout(abi_);
     for (const Subgraph& sg : graph_.subgraphs)
-      record(kNodes, node.size * sg.ops.size(), node.align, sg.ops.size());
-    // The builtin options structs, every op of every subgraph.
+      st.Record(kNodes, node.size * sg.ops.size(), node.align, sg.ops.size());
     for (const auto& sg : memory_.kernels)
       for (const target::KernelMemory& k : sg)
-        if (k.has_builtin_data) a.Persistent(k.builtin_data.size, k.builtin_data.align);
-    // Init.
+        if (k.has_builtin_data) st.arena.Persistent(k.builtin_data.size, k.builtin_data.align);
+  }
+
+  // Every op's Init, then every op's Prepare: temp views, persistent data, scratch requests;
+  // temp reset after each op. Returns the scratch requests.
+  std::size_t InitAndPrepare(ReplayState& st) const {
     for (const auto& sg : memory_.kernels)
       for (const target::KernelMemory& k : sg)
-        for (Bytes b : k.init) record(kPersistentBuffers, b, kArenaAlignment, 1);
-    // Prepare: temp views, persistent data, scratch requests; temp reset after each op.
+        for (Bytes b : k.init) st.Record(kPersistentBuffers, b, kArenaAlignment, 1);
     const Layout tensor = target::TfLiteTensorLayout(abi_);
     const Layout quant = target::TfLiteAffineQuantizationLayout(abi_);
+    const Layout request = target::ScratchBufferRequestLayout(abi_);
     std::size_t requests = 0;
     std::size_t op_index = 0;
     for (std::size_t s = 0; s < memory_.kernels.size(); ++s) {
       for (const target::KernelMemory& k : memory_.kernels[s]) {
         auto view = [&](std::int32_t t) {  // a temp TfLiteTensor and its quantization
-          a.Temp(tensor.size, tensor.align);
+          st.arena.Temp(tensor.size, tensor.align);
           const std::uint32_t channels =
               graph_.subgraphs[s].tensors[static_cast<std::size_t>(t)].quant_channels;
           if (channels > 0) {
-            a.Temp(quant.size, quant.align);
-            a.Temp(target::IntArrayBytes(channels), target::kIntArrayAlign);
+            st.arena.Temp(quant.size, quant.align);
+            st.arena.Temp(target::IntArrayBytes(channels), target::kIntArrayAlign);
           }
         };
         const std::size_t before =
             std::min(k.temps.size(), k.temps_before_prepare.value_or(k.temps.size()));
         for (std::size_t i = 0; i < before; ++i) view(k.temps[i]);
         for (Bytes b : k.prepare)
-          record(kPersistentBuffers, b, kArenaAlignment, 1, !k.prepare_unchecked);
+          st.Record(kPersistentBuffers, b, kArenaAlignment, 1, !k.prepare_unchecked);
         for (std::size_t i = before; i < k.temps.size(); ++i) view(k.temps[i]);
         requests += op_index < plan_.scratch.size() ? plan_.scratch[op_index] : 0;
         ++op_index;
-        a.ResetTemp();
-        a.ResizeHead(request.size * (requests + kMaxScratchPerOp));
+        st.arena.ResetTemp();
+        st.arena.ResizeHead(request.size * (requests + kMaxScratchPerOp));
       }
     }
-    // FinishModelAllocation: scratch handles, then the plan.
+    return requests;
+  }
+
+  // FinishModelAllocation: scratch handles, the plan's working memory, variables, the plan.
+  void FinishModelAllocation(ReplayState& st, std::size_t requests) const {
+    SimArena& a = st.arena;
     if (requests > 0) {
       const Layout handle = target::ScratchBufferHandleLayout(abi_);
       a.Persistent(handle.size * requests, handle.align);
@@ -240,7 +270,7 @@ class Replayer {
         if (!t.is_variable) continue;
         // TFLM indexes the offline offsets by the tensor's index in its own subgraph.
         const bool offline = i < graph_.fixed_offsets.size() && graph_.fixed_offsets[i] >= 0;
-        if (!offline) record(kVariables, t.bytes.value_or(0), kArenaAlignment, 1);
+        if (!offline) st.Record(kVariables, t.bytes.value_or(0), kArenaAlignment, 1);
       }
     }
     // The planner gets all memory left and needs so much per buffer.
@@ -254,29 +284,27 @@ class Replayer {
     a.ResetTemp();
     a.ResizeHead(0);
     a.ResizeHead(plan_.head);
-    // The interpreter's input and output tensors.
+  }
+
+  // The interpreter's input and output tensors.
+  void InterpreterTensors(ReplayState& st) const {
+    const Layout tensor = target::TfLiteTensorLayout(abi_);
+    const Layout quant = target::TfLiteAffineQuantizationLayout(abi_);
     const Subgraph& main = graph_.subgraphs.front();
     for (const auto* list : {&main.inputs, &main.outputs}) {
-      record(kPersistentBuffers, abi_.pointer * list->size(), kArenaAlignment, 1);
+      st.Record(kPersistentBuffers, abi_.pointer * list->size(), kArenaAlignment, 1);
       for (std::int32_t t : *list) {
-        record(kPersistentTensors, tensor.size, tensor.align, 1);
+        st.Record(kPersistentTensors, tensor.size, tensor.align, 1);
         const std::uint32_t channels = main.tensors[static_cast<std::size_t>(t)].quant_channels;
         if (channels > 0) {
-          record(kPersistentQuantization, quant.size, quant.align, 1);
-          record(kPersistentQuantization, target::IntArrayBytes(channels), target::kIntArrayAlign,
-                 1);
+          st.Record(kPersistentQuantization, quant.size, quant.align, 1);
+          st.Record(kPersistentQuantization, target::IntArrayBytes(channels),
+                    target::kIntArrayAlign, 1);
         }
       }
     }
-    r.ok = a.ok();
-    r.refused = a.refused();
-    r.head = a.head();
-    r.tail = a.tail_used();
-    r.peak_non_persistent = a.peak_non_persistent();
-    return r;
   }
 
- private:
   const Graph& graph_;         // the model
   const TargetAbi& abi_;       // the target's layouts
   const TflmHeadPlan& plan_;   // the head and the scratch requests
