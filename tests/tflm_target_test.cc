@@ -80,12 +80,12 @@ Graph FcThen(const std::string& op, DataType input_type = DataType::kFloat32) {
 }
 
 TEST(TflmTarget, AnUnmodelledOpMakesEveryFigureALowerBound) {
-  const Graph g = FcThen("MIRROR_PAD");
+  const Graph g = FcThen("DYNAMIC_UPDATE_SLICE");
   const TflmArenaFigures f =
       ModelTflmArena(g, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(g));
   ASSERT_TRUE(f.lower_bound());
   ASSERT_EQ(f.unmodelled.size(), 1u);
-  EXPECT_EQ(f.unmodelled[0].type, "MIRROR_PAD");
+  EXPECT_EQ(f.unmodelled[0].type, "DYNAMIC_UPDATE_SLICE");
   EXPECT_EQ(f.unmodelled[0].op, 1);
   EXPECT_TRUE(f.unsupported.empty());
   const Graph known = FcThen("RELU");
@@ -344,6 +344,24 @@ Graph ConcatOf(std::size_t n) {
   return b.Build();
 }
 
+TEST(TflmTarget, AddNAsksAScratchArrayOfInputPointers) {
+  testing::GraphBuilder b;
+  const auto x = b.Typed("x", DataType::kFloat32, {1, 4});
+  const auto y = b.Typed("y", DataType::kFloat32, {1, 4});
+  b.Inputs({x}).Outputs({y});
+  b.Op("ADD_N", {x, x, x}, {y});
+  const Graph g = b.Build();
+  for (const char* name : {"host64", "cortex-m4"}) {
+    SCOPED_TRACE(name);
+    const TargetAbi abi = TflmTargetNamed(name);
+    const TflmHeadPlan head = TflmHeadPlanFromRuntime(g, abi);
+    EXPECT_EQ(head.scratch, std::vector<std::uint32_t>{1});  // 3 pointers: 24 or 12 bytes
+    EXPECT_EQ(target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[0]).scratch,
+              std::vector<Bytes>{3 * abi.pointer});
+    EXPECT_FALSE(ModelTflmArena(g, abi, head).lower_bound());
+  }
+}
+
 TEST(TflmRefusals, ConcatenationTakesAtMostTenInputs) {
   EXPECT_TRUE(CheckTflmOps(ConcatOf(10), TflmTargetNamed("host64")).unsupported.empty());
   const TflmOpCheck check = CheckTflmOps(ConcatOf(12), TflmTargetNamed("host64"));
@@ -355,7 +373,7 @@ TEST(TflmRefusals, ConcatenationTakesAtMostTenInputs) {
 
 TEST(ArenaCommand, APasteLineForALowerBoundSaysSoOnTheSameLine) {
   const auto dir = testing::TempDir();
-  const Graph g = FcThen("MIRROR_PAD");
+  const Graph g = FcThen("DYNAMIC_UPDATE_SLICE");
   ASSERT_TRUE(
       ModelTflmArena(g, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(g)).lower_bound());
   // Every line the command prints with a paste-ready size carries the warning.

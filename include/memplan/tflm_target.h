@@ -136,8 +136,8 @@ class KernelRegistry;  // kernel.h
 // InterpreterOptions (the model's OfflineMemoryAllocation is used when present).
 TflmHeadPlan TflmHeadPlanFromRuntime(const Graph& graph, bool use_offline_plan = true);
 // Kernels for the runtime (runtime.h) that request the scratch buffers the target's kernel
-// set requests (CMSIS-NN's differ and depend on the core): the verification kernels
-// (runtime_check.h), with CMSIS-NN's scratch requests for that kernel set.
+// set requests: the verification kernels (runtime_check.h), with the requests they do not
+// make (ADD_N's and MIRROR_PAD's; CMSIS-NN's, which depend on the core, for that set).
 const KernelRegistry& TflmScratchKernels(const TargetAbi& target);
 
 // The head plan with the scratch buffers the target's kernel set requests.

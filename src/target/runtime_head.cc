@@ -10,48 +10,58 @@ namespace memplan {
 
 namespace {
 
-// Requests the scratch buffers the CMSIS-NN kernel of the op asks for on a core with the
-// extensions E (a template: a kernel's prepare is a plain function).
-template <ArmExtensions E>
-void PrepareCmsisNn(OpContext& context) {
-  TargetAbi abi = WithTflmKernels(TflmTargetNamed("cortex-m4"), TflmKernels::kCmsisNn);
+// Requests the scratch buffers the op's kernel asks for on a target with pointers of
+// kPointer bytes, the extensions E and the kernel set K (a template: a kernel's prepare is a
+// plain function).
+template <Bytes kPointer, ArmExtensions E, TflmKernels K>
+void PrepareFromDescription(OpContext& context) {
+  TargetAbi abi = TflmTargetNamed(kPointer == 8 ? "host64" : "cortex-m4");
   abi.extensions = E;
+  abi.kernels = K;
   const Subgraph& sg = context.graph().subgraphs[static_cast<std::size_t>(context.subgraph())];
   for (Bytes bytes : target::DescribeKernel(abi, sg, context.op()).scratch)
     context.RequestScratch(static_cast<std::size_t>(bytes));
 }
 
-// The ops whose CMSIS-NN kernel requests other scratch buffers than the reference one.
+// The ops whose scratch requests the descriptions make: for every set those the
+// verification kernels do not make; for CMSIS-NN also those whose kernel asks others.
+constexpr const char* kDescribedScratchOps[] = {"ADD_N", "MIRROR_PAD"};
 constexpr const char* kCmsisNnScratchOps[] = {
     "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D",
     "FULLY_CONNECTED", "SVDF",    "UNIDIRECTIONAL_SEQUENCE_LSTM"};
 
-template <ArmExtensions E>
-KernelRegistry MakeCmsisNnKernels() {
-  const KernelRegistry& reference = VerificationKernels();
-  KernelRegistry r = reference;
-  for (const char* type : kCmsisNnScratchOps) {
-    Kernel k = *reference.Find(type);  // the fallback where the reference has no own kernel
-    k.name = "verify/cmsis_nn";
-    k.prepare = &PrepareCmsisNn<E>;
+template <Bytes kPointer, ArmExtensions E, TflmKernels K>
+KernelRegistry MakeScratchKernels() {
+  const KernelRegistry& verification = VerificationKernels();
+  KernelRegistry r = verification;
+  auto describe = [&](const char* type) {
+    Kernel k = *verification.Find(type);  // the fallback where it has no kernel of its own
+    k.prepare = &PrepareFromDescription<kPointer, E, K>;
     r.Add(type, k);
-  }
+  };
+  for (const char* type : kDescribedScratchOps) describe(type);
+  if (K == TflmKernels::kCmsisNn)
+    for (const char* type : kCmsisNnScratchOps) describe(type);
   return r;
 }
 
 }  // namespace
 
 const KernelRegistry& TflmScratchKernels(const TargetAbi& target) {
-  if (target.kernels != TflmKernels::kCmsisNn) return VerificationKernels();
-  static const KernelRegistry none = MakeCmsisNnKernels<ArmExtensions::kNone>();
-  static const KernelRegistry dsp = MakeCmsisNnKernels<ArmExtensions::kDsp>();
-  static const KernelRegistry mve = MakeCmsisNnKernels<ArmExtensions::kMve>();
+  using enum ArmExtensions;
+  constexpr TflmKernels kRef = TflmKernels::kReference, kCmsis = TflmKernels::kCmsisNn;
+  static const KernelRegistry reference64 = MakeScratchKernels<8, kNone, kRef>();
+  static const KernelRegistry reference32 = MakeScratchKernels<4, kNone, kRef>();
+  static const KernelRegistry none = MakeScratchKernels<4, kNone, kCmsis>();
+  static const KernelRegistry dsp = MakeScratchKernels<4, kDsp, kCmsis>();
+  static const KernelRegistry mve = MakeScratchKernels<4, kMve, kCmsis>();
+  if (target.kernels != kCmsis) return target.pointer == 8 ? reference64 : reference32;
   switch (target.extensions) {
-    case ArmExtensions::kDsp:
+    case kDsp:
       return dsp;
-    case ArmExtensions::kMve:
+    case kMve:
       return mve;
-    case ArmExtensions::kNone:
+    case kNone:
       break;
   }
   return none;

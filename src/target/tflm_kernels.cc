@@ -557,10 +557,32 @@ void EmbeddingLookup(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   m.prepare.push_back(StructLayout(abi).Add(kInt).Add(kPtr).Done().size);
 }
 
+// ADD_N: views the first input, the output, then the others; float asks a scratch array of
+// an input pointer per input; int8 keeps ten ints of op data and asks the same array.
+void AddN(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
+  AddTemps(m, {v.In(0), v.Out(0)});
+  for (std::size_t k = 1; k < v.Inputs(); ++k) AddTemps(m, {v.In(k)});
+  const DataType type = v.TypeOf(v.Out(0));
+  if (type == DataType::kInt8) m.prepare.push_back(StructLayout(abi).Add(kInt, 10).Done().size);
+  if (type == DataType::kFloat32 || type == DataType::kInt8)
+    m.scratch.push_back(abi.pointer * v.Inputs());
+}
+
+// MIRROR_PAD: TfLiteMirrorPaddingParams (mode, an enum); OpDataMirrorPad (five ints); views
+// input, paddings and output; asks two scratch arrays of an int per input dimension.
+void MirrorPad(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
+  Builtin(m, StructLayout(abi, {kEnum}).Done());
+  m.init.push_back(StructLayout(abi).Add(kInt, 5).Done().size);
+  AddTemps(m, {v.In(0), v.In(1), v.Out(0)});
+  m.scratch.push_back(4 * v.Rank(v.In(0)));
+  m.scratch.push_back(4 * v.Rank(v.In(0)));
+}
+
 // Sorted by type (a binary search finds an entry).
 constexpr std::array kReferenceKernels = {
     KernelEntry{"ABS", &AbsOrRsqrt},
     KernelEntry{"ADD", &AddOrSub},
+    KernelEntry{"ADD_N", &AddN},
     KernelEntry{"ARG_MAX", &ArgMinMax},
     KernelEntry{"ARG_MIN", &ArgMinMax},
     KernelEntry{"AVERAGE_POOL_2D", &Pool},
@@ -610,6 +632,7 @@ constexpr std::array kReferenceKernels = {
     KernelEntry{"MAX_POOL_2D", &Pool},
     KernelEntry{"MEAN", &Reduce},
     KernelEntry{"MINIMUM", &Nothing},
+    KernelEntry{"MIRROR_PAD", &MirrorPad},
     KernelEntry{"MUL", &Mul},
     KernelEntry{"NEG", &Nothing},
     KernelEntry{"NOT_EQUAL", &Comparison},

@@ -26,9 +26,11 @@ struct KernelMemory {
   // and depthwise conv per-channel arrays, which float never uses): an allocation that
   // does not fit fails silently and the model still runs.
   bool prepare_unchecked = false;
-  std::vector<Bytes> scratch;  // scratch requests in Prepare, in order (CMSIS-NN kernels)
-  bool known = true;           // false: the kernel's memory is not modelled
-  std::string unsupported;     // non-empty: the kernel cannot run the op on the target
+  // Scratch requests in Prepare, in order, where the runtime's verification kernels do not
+  // make them already (CMSIS-NN's kernels, ADD_N, MIRROR_PAD).
+  std::vector<Bytes> scratch;
+  bool known = true;        // false: the kernel's memory is not modelled
+  std::string unsupported;  // non-empty: the kernel cannot run the op on the target
 };
 
 KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, const Operator& op);
