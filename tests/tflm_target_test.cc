@@ -80,12 +80,12 @@ Graph FcThen(const std::string& op, DataType input_type = DataType::kFloat32) {
 }
 
 TEST(TflmTarget, AnUnmodelledOpMakesEveryFigureALowerBound) {
-  const Graph g = FcThen("DYNAMIC_UPDATE_SLICE");
+  const Graph g = FcThen("READ_VARIABLE");
   const TflmArenaFigures f =
       ModelTflmArena(g, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(g));
   ASSERT_TRUE(f.lower_bound());
   ASSERT_EQ(f.unmodelled.size(), 1u);
-  EXPECT_EQ(f.unmodelled[0].type, "DYNAMIC_UPDATE_SLICE");
+  EXPECT_EQ(f.unmodelled[0].type, "READ_VARIABLE");
   EXPECT_EQ(f.unmodelled[0].op, 1);
   EXPECT_TRUE(f.unsupported.empty());
   const Graph known = FcThen("RELU");
@@ -373,7 +373,7 @@ TEST(TflmRefusals, ConcatenationTakesAtMostTenInputs) {
 
 TEST(ArenaCommand, APasteLineForALowerBoundSaysSoOnTheSameLine) {
   const auto dir = testing::TempDir();
-  const Graph g = FcThen("DYNAMIC_UPDATE_SLICE");
+  const Graph g = FcThen("READ_VARIABLE");
   ASSERT_TRUE(
       ModelTflmArena(g, TflmTargetNamed("host64"), TflmHeadPlanFromRuntime(g)).lower_bound());
   // Every line the command prints with a paste-ready size carries the warning.

@@ -578,6 +578,20 @@ void MirrorPad(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   m.scratch.push_back(4 * v.Rank(v.In(0)));
 }
 
+// REDUCE_ALL: as REDUCE_MAX (its Prepare views the same tensors), and the two scratch arrays
+// the verification kernels make only for MIN and MAX: an int per input dimension and per
+// axis.
+void ReduceAll(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
+  Reduce(abi, v, m);
+  m.scratch.push_back(4 * v.Rank(v.In(0)));
+  m.scratch.push_back(static_cast<Bytes>(4 * v.Elements(v.In(1))));
+}
+
+// DYNAMIC_UPDATE_SLICE: no options, no Init; views operand, update, start indices, output.
+void DynamicUpdateSlice(const TargetAbi&, const OpView& v, KernelMemory& m) {
+  AddTemps(m, {v.In(0), v.In(1), v.In(2), v.Out(0)});
+}
+
 // Sorted by type (a binary search finds an entry).
 constexpr std::array kReferenceKernels = {
     KernelEntry{"ABS", &AbsOrRsqrt},
@@ -601,6 +615,7 @@ constexpr std::array kReferenceKernels = {
     KernelEntry{"DEPTH_TO_SPACE", &DepthSpace},
     KernelEntry{"DEQUANTIZE", &QuantizeOrDequantize},
     KernelEntry{"DIV", &Div},
+    KernelEntry{"DYNAMIC_UPDATE_SLICE", &DynamicUpdateSlice},
     KernelEntry{"ELU", &Elu},
     KernelEntry{"EMBEDDING_LOOKUP", &EmbeddingLookup},
     KernelEntry{"EQUAL", &Comparison},
@@ -641,6 +656,7 @@ constexpr std::array kReferenceKernels = {
     KernelEntry{"PADV2", &Pad},
     KernelEntry{"PRELU", &Prelu},
     KernelEntry{"QUANTIZE", &QuantizeOrDequantize},
+    KernelEntry{"REDUCE_ALL", &ReduceAll},
     KernelEntry{"REDUCE_MAX", &Reduce},
     KernelEntry{"REDUCE_MIN", &Reduce},
     KernelEntry{"RELU", &Relu},
