@@ -362,6 +362,45 @@ TEST(TflmTarget, AddNAsksAScratchArrayOfInputPointers) {
   }
 }
 
+// x, t -> GREATER_EQUAL -> c; IF(c, x) with then = RELU, else = TANH -> y.
+Graph WakeWordLikeIf() {
+  testing::GraphBuilder b;
+  const auto x = b.Typed("x", DataType::kFloat32, {1, 4});
+  const auto t = b.Typed("t", DataType::kFloat32, {1});
+  b.Last().is_constant = true;
+  const auto c = b.Typed("c", DataType::kBool, {1});
+  const auto y = b.Typed("y", DataType::kFloat32, {1, 4});
+  b.Inputs({x}).Outputs({y});
+  b.Op("GREATER_EQUAL", {x, t}, {c}).Op("IF", {c, x}, {y}, {1, 2});
+  for (const char* branch : {"RELU", "TANH"}) {
+    b.NextSubgraph();
+    const auto in = b.Typed("in", DataType::kFloat32, {1, 4});
+    const auto out = b.Typed("out", DataType::kFloat32, {1, 4});
+    b.Inputs({in}).Outputs({out}).Op(branch, {in}, {out});
+  }
+  return b.Build();
+}
+
+TEST(TflmTarget, ControlFlowAndComparisonsAreModelled) {
+  const Graph g = WakeWordLikeIf();
+  for (const char* name : {"host64", "arm32", "cortex-m4"}) {
+    SCOPED_TRACE(name);
+    const TargetAbi abi = TflmTargetNamed(name);
+    const TflmArenaFigures f = ModelTflmArena(g, abi, TflmHeadPlanFromRuntime(g, abi));
+    EXPECT_FALSE(f.lower_bound());
+    EXPECT_TRUE(f.unsupported.empty());
+    // IF: TfLiteIfParams (8 B), an 8 B op data, a view of the condition; GREATER_EQUAL:
+    // ComparisonParams (32 B) and views of both inputs.
+    const target::KernelMemory k =
+        target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[1]);
+    EXPECT_EQ(k.builtin_data.size, 8u);
+    EXPECT_EQ(k.init, std::vector<Bytes>{8});
+    EXPECT_EQ(k.temps.size(), 1u);
+    EXPECT_EQ(target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[0]).init,
+              std::vector<Bytes>{32});
+  }
+}
+
 TEST(TflmRefusals, ConcatenationTakesAtMostTenInputs) {
   EXPECT_TRUE(CheckTflmOps(ConcatOf(10), TflmTargetNamed("host64")).unsupported.empty());
   const TflmOpCheck check = CheckTflmOps(ConcatOf(12), TflmTargetNamed("host64"));
