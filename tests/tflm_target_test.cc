@@ -401,6 +401,27 @@ TEST(TflmTarget, ControlFlowAndComparisonsAreModelled) {
   }
 }
 
+TEST(TflmTarget, Int8TransposeConvAsksAnInt32PerOutputElement) {
+  testing::GraphBuilder b;
+  const auto shape = b.Typed("shape", DataType::kInt32, {4});
+  b.Last().is_constant = true;
+  const auto w = b.Typed("w", DataType::kInt8, {8, 3, 3, 4});
+  b.Last().is_constant = true;
+  const auto x = b.Typed("x", DataType::kInt8, {1, 4, 4, 4});
+  const auto y = b.Typed("y", DataType::kInt8, {1, 8, 8, 8});
+  b.Inputs({x}).Outputs({y});
+  b.Op("TRANSPOSE_CONV", {shape, w, x}, {y});
+  const Graph g = b.Build();
+  const TargetAbi abi = TflmTargetNamed("arm32");
+  const target::KernelMemory k = target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[0]);
+  EXPECT_EQ(k.scratch, std::vector<Bytes>{8 * 8 * 8 * 4});
+  EXPECT_EQ(k.prepare, (std::vector<Bytes>{32, 32}));  // 8 output channels
+  EXPECT_EQ(k.init, std::vector<Bytes>{72});           // ConvParams 56, two ints, two pointers
+  const TflmHeadPlan head = TflmHeadPlanFromRuntime(g, abi);
+  EXPECT_EQ(head.scratch, std::vector<std::uint32_t>{1});
+  EXPECT_FALSE(ModelTflmArena(g, abi, head).lower_bound());
+}
+
 TEST(TflmRefusals, ConcatenationTakesAtMostTenInputs) {
   EXPECT_TRUE(CheckTflmOps(ConcatOf(10), TflmTargetNamed("host64")).unsupported.empty());
   const TflmOpCheck check = CheckTflmOps(ConcatOf(12), TflmTargetNamed("host64"));

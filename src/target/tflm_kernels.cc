@@ -592,6 +592,37 @@ void DynamicUpdateSlice(const TargetAbi&, const OpView& v, KernelMemory& m) {
   AddTemps(m, {v.In(0), v.In(1), v.In(2), v.Out(0)});
 }
 
+// TRANSPOSE_CONV (inputs: output shape, filter, input, bias): TfLiteTransposeConvParams;
+// OpData: ConvParams (a 1-byte padding type, int16 padding values, strides and dilations,
+// nine ints), two buffer indices, per-channel multiplier and shift pointers. Prepare views
+// output, input and filter, allocates the per-channel arrays for every type (unchecked:
+// float never uses them), asks a scratch output of int32 (int8) or int64 (int16) per
+// element; quantized types then view input, filter, bias and output again, and int16 with an
+// int16 bias asks an int64 copy of the bias.
+void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
+  Builtin(m, StructLayout(abi, {kEnum, kInt, kInt, kEnum, kEnum}).Done());
+  const Layout conv_params =
+      StructLayout(abi).Add(kBool).Add(Field::kInt16, 4).Add(Field::kInt16, 4).Add(kInt, 9).Done();
+  m.init.push_back(StructLayout(abi).Add(conv_params).Add(kInt, 2).Add(kPtr, 2).Done().size);
+  const std::int32_t filter = v.In(1), input = v.In(2), bias = v.In(3), output = v.Out(0);
+  AddTemps(m, {output, input, filter});
+  const Bytes channels = static_cast<Bytes>(std::max<std::int64_t>(0, v.Dim(filter, 0)));
+  m.prepare.push_back(channels * 4);
+  m.prepare.push_back(channels * 4);
+  const DataType type = v.TypeOf(input);
+  m.prepare_unchecked = type == DataType::kFloat32;
+  const Bytes elements = static_cast<Bytes>(v.Elements(output));
+  if (type == DataType::kInt8) m.scratch.push_back(elements * 4);
+  if (type == DataType::kInt16) m.scratch.push_back(elements * 8);
+  if (type != DataType::kFloat32) AddTemps(m, {input, filter, bias, output});
+  if (type == DataType::kInt16 && v.TypeOf(bias) == DataType::kInt16 && bias >= 0)
+    m.scratch.push_back(static_cast<Bytes>(v.Elements(bias)) * 8);
+  const DataType f = v.TypeOf(filter);
+  if (type != f && !(type == DataType::kInt16 && f == DataType::kInt8))
+    m.unsupported = fmt::format("hybrid TRANSPOSE_CONV ({} input, {} filter)", DataTypeName(type),
+                                DataTypeName(f));
+}
+
 // Sorted by type (a binary search finds an entry).
 constexpr std::array kReferenceKernels = {
     KernelEntry{"ABS", &AbsOrRsqrt},
@@ -686,6 +717,7 @@ constexpr std::array kReferenceKernels = {
     KernelEntry{"SVDF", &Svdf},
     KernelEntry{"TANH", &Tanh},
     KernelEntry{"TRANSPOSE", &ViewsInOut},
+    KernelEntry{"TRANSPOSE_CONV", &TransposeConv},
     KernelEntry{"UNIDIRECTIONAL_SEQUENCE_LSTM", &Lstm},
     KernelEntry{"UNPACK", &PackOrUnpack},
     KernelEntry{"WHILE", &While},

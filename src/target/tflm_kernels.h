@@ -27,7 +27,7 @@ struct KernelMemory {
   // does not fit fails silently and the model still runs.
   bool prepare_unchecked = false;
   // Scratch requests in Prepare, in order, where the runtime's verification kernels do not
-  // make them already (CMSIS-NN's kernels, ADD_N, MIRROR_PAD, REDUCE_ALL).
+  // make them already (CMSIS-NN's kernels, ADD_N, MIRROR_PAD, REDUCE_ALL, TRANSPOSE_CONV).
   std::vector<Bytes> scratch;
   bool known = true;        // false: the kernel's memory is not modelled
   std::string unsupported;  // non-empty: the kernel cannot run the op on the target
