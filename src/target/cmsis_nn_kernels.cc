@@ -261,9 +261,37 @@ void Lstm(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   for (int k = 0; k < (integer ? 3 : 4); ++k) m.scratch.push_back(buffer);
 }
 
+// TRANSPOSE_CONV: as the reference (options, per-channel arrays for every type, views) with
+// three buffer indices in its op data; int16 asks the same scratch output and bias copy.
+// int8 asks arm_transpose_conv_s8's buffers, which depend on the strides: the reader does
+// not keep them for this op, so int8 is not modelled.
+void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
+  Builtin(m, StructLayout(abi, {kEnum, kInt, kInt, kEnum, kEnum}).Done());
+  const Layout conv_params =
+      StructLayout(abi).Add(kBool).Add(Field::kInt16, 4).Add(Field::kInt16, 4).Add(kInt, 9).Done();
+  m.init.push_back(StructLayout(abi).Add(conv_params).Add(kInt, 3).Add(kPtr, 2).Done().size);
+  const std::int32_t filter = v.In(1), input = v.In(2), bias = v.In(3), output = v.Out(0);
+  AddTemps(m, {output, input, filter});
+  const Bytes channels = static_cast<Bytes>(std::max<std::int64_t>(0, v.Dim(filter, 0)));
+  m.prepare.push_back(channels * 4);
+  m.prepare.push_back(channels * 4);
+  const DataType type = v.TypeOf(input), f = v.TypeOf(filter);
+  m.prepare_unchecked = type == DataType::kFloat32;
+  if (!((type == DataType::kFloat32 && f == DataType::kFloat32) ||
+        (type == DataType::kInt16 && f == DataType::kInt8) ||
+        (type == DataType::kInt8 && f == DataType::kInt8)))
+    m.unsupported = fmt::format("TRANSPOSE_CONV of {} input and {} filter (CMSIS-NN's kernel)",
+                                DataTypeName(type), DataTypeName(f));
+  if (type == DataType::kInt8) m.known = false;
+  if (type == DataType::kInt16) m.scratch.push_back(static_cast<Bytes>(v.Elements(output)) * 8);
+  if (type != DataType::kFloat32) AddTemps(m, {input, filter, bias, output});
+  if (type == DataType::kInt16 && bias >= 0 && v.TypeOf(bias) == DataType::kInt16)
+    m.scratch.push_back(static_cast<Bytes>(v.Elements(bias)) * 8);
+}
+
 // Where TFLM's cmsis_nn folder replaces a reference kernel with different memory. Its ADD,
 // MUL, PAD, MAXIMUM, MINIMUM and TRANSPOSE keep the reference kernels' Init and Prepare;
-// TRANSPOSE_CONV and BATCH_MATMUL are not modelled yet.
+// BATCH_MATMUL is not modelled yet.
 constexpr std::array kCmsisNnKernels = {
     KernelEntry{"AVERAGE_POOL_2D", &Pool},
     KernelEntry{"CONV_2D", &Conv2d},
@@ -272,6 +300,7 @@ constexpr std::array kCmsisNnKernels = {
     KernelEntry{"MAX_POOL_2D", &Pool},
     KernelEntry{"SOFTMAX", &Softmax},
     KernelEntry{"SVDF", &Svdf},
+    KernelEntry{"TRANSPOSE_CONV", &TransposeConv},
     KernelEntry{"UNIDIRECTIONAL_SEQUENCE_LSTM", &Lstm},
 };
 
@@ -282,7 +311,7 @@ void Unmodelled(const TargetAbi&, const OpView&, KernelMemory& m) {
 }  // namespace
 
 DescribeFn CmsisNnKernel(std::string_view type) {
-  if (type == "TRANSPOSE_CONV" || type == "BATCH_MATMUL") return &Unmodelled;
+  if (type == "BATCH_MATMUL") return &Unmodelled;
   for (const KernelEntry& e : kCmsisNnKernels)
     if (e.type == type) return e.describe;
   return nullptr;
