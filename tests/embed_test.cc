@@ -22,6 +22,9 @@ using testing::Quote;
 using testing::RunMemplan;
 using testing::WriteFile;
 
+// Most models here are written to test embed's writer: some TFLM's reference kernels refuse
+// (float16 weights, the hybrid synthetic chain) get --even-if-tflm-refuses.
+
 // Bindings for the shared models whose custom ops size their outputs at run time.
 std::string Bindings(const std::string& model) {
   if (model.starts_with("ssd_mobilenet"))
@@ -104,8 +107,8 @@ TEST(EmbedModels, RoundTripOnEverySharedModel) {
     const std::string before = ReadFileBytes(path);
     const auto out = dir / (name + ".tflite");
     const auto planfile = dir / (name + ".plan.json");
-    const auto r = RunMemplan("embed " + Quote(path) + " -o " + Quote(out) + " --format json" +
-                              Bindings(name));
+    const auto r = RunMemplan("embed " + Quote(path) + " -o " + Quote(out) +
+                              " --format json --even-if-tflm-refuses" + Bindings(name));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(ReadFileBytes(path), before) << "the input changed";
     const auto summary = nlohmann::json::parse(r.out);
@@ -181,16 +184,16 @@ TEST(EmbedModels, InPlaceShrinksTheArenasReadmeLists) {
   for (const auto& [name, arenas] : expected) {
     SCOPED_TRACE(name);
     const auto model = shared / "models" / (name + ".tflite");
-    const auto r =
-        RunMemplan("embed " + Quote(model) + " -o " + Quote(dir / "a.tflite") + " --format json");
+    const auto r = RunMemplan("embed --even-if-tflm-refuses " + Quote(model) + " -o " +
+                              Quote(dir / "a.tflite") + " --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["arena_without_variant_bytes"], arenas.first);
     EXPECT_EQ(j["arena_bytes"], arenas.second);
     EXPECT_EQ(j["variant"], "inplace=tflm");
     EXPECT_GT(j["inplace_shares"], 0);
-    const auto none = RunMemplan("embed " + Quote(model) + " -o " + Quote(dir / "b.tflite") +
-                                 " --inplace=none --format json");
+    const auto none = RunMemplan("embed --even-if-tflm-refuses " + Quote(model) + " -o " +
+                                 Quote(dir / "b.tflite") + " --inplace=none --format json");
     ASSERT_EQ(none.exit_code, 0) << none.err;
     EXPECT_EQ(nlohmann::json::parse(none.out)["arena_bytes"], arenas.first);
     EXPECT_EQ(nlohmann::json::parse(none.out)["inplace_shares"], 0);
@@ -219,8 +222,8 @@ TEST(EmbedModels, ReorderWritesTheNewOrder) {
   const auto dir = testing::TempDir();
   const auto model = shared / "models" / "blazepose_landmark_lite_256_fp16w.tflite";
   const auto out = dir / "reordered.tflite";
-  const auto r =
-      RunMemplan("embed " + Quote(model) + " -o " + Quote(out) + " --reorder --format json");
+  const auto r = RunMemplan("embed --even-if-tflm-refuses " + Quote(model) + " -o " + Quote(out) +
+                            " --reorder --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["order_changed"], true);
@@ -250,8 +253,8 @@ TEST(EmbedModels, ReorderWritesTheNewOrder) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(nlohmann::json::parse(run.out)["outputs_match_naive"], true);
   // A model that carries an offline plan keeps its order.
-  const auto again =
-      RunMemplan("embed " + Quote(out) + " -o " + Quote(dir / "x.tflite") + " --reorder");
+  const auto again = RunMemplan("embed --even-if-tflm-refuses " + Quote(out) + " -o " +
+                                Quote(dir / "x.tflite") + " --reorder");
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_THAT(again.err, HasSubstr("offline plan"));
   EXPECT_FALSE(std::filesystem::exists(dir / "x.tflite"));
@@ -299,7 +302,8 @@ TEST(EmbedCli, BadCallsWriteNothing) {
 TEST(EmbedCli, TextSummary) {
   const auto dir = testing::TempDir();
   const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain()));
-  const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(dir / "o.tflite"));
+  const auto r =
+      RunMemplan("embed --even-if-tflm-refuses " + Quote(model) + " -o " + Quote(dir / "o.tflite"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("arena "));
   EXPECT_THAT(r.out, HasSubstr("tensors planned  4 of 5"));
@@ -322,7 +326,7 @@ TEST(EmbedCli, ReplacesAnExistingOfflinePlan) {
   const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain(), options));
   const TfliteModel original = ReadTfliteFile(model);
   const auto out = dir / "o.tflite";
-  const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(out));
+  const auto r = RunMemplan("embed --even-if-tflm-refuses " + Quote(model) + " -o " + Quote(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const TfliteModel written = ReadTfliteFile(out);
   ASSERT_TRUE(written.offline_plan.has_value());
@@ -344,7 +348,7 @@ TEST(EmbedCli, ReplacesAnUnusableOfflinePlan) {
   const auto model = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain(), options));
   EXPECT_EQ(RunMemplan("plan " + Quote(model)).exit_code, 1);
   const auto out = dir / "o.tflite";
-  const auto r = RunMemplan("embed " + Quote(model) + " -o " + Quote(out));
+  const auto r = RunMemplan("embed --even-if-tflm-refuses " + Quote(model) + " -o " + Quote(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("replacing the unusable OfflineMemoryAllocation"));
   const TfliteModel written = ReadTfliteFile(out);
@@ -366,7 +370,8 @@ TEST(EmbedCli, RefusesBuffersOutsideTheFlatbuffer) {
   ASSERT_TRUE(buffer->mutate_size(64));
   const auto path = WriteFile(dir, "external.tflite", bytes);
   ASSERT_EQ(RunMemplan("plan " + Quote(path)).exit_code, 0);  // readable
-  const auto r = RunMemplan("embed " + Quote(path) + " -o " + Quote(dir / "o.tflite"));
+  const auto r =
+      RunMemplan("embed --even-if-tflm-refuses " + Quote(path) + " -o " + Quote(dir / "o.tflite"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("cannot embed: buffer 1 keeps its data outside the flatbuffer"));
   EXPECT_FALSE(std::filesystem::exists(dir / "o.tflite"));

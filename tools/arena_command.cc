@@ -17,48 +17,66 @@ namespace memplan::cli {
 namespace {
 
 struct ArenaOptions {
-  std::string model;              // the .tflite model
-  ModelFlags model_flags;         // --dim, --shape
-  std::string target = "host64";  // --target
-  std::string format = "text";    // --format: text or json
-  std::string offline = "auto";   // auto: the model's offline plan when it has one
+  std::string model;                  // the .tflite model
+  ModelFlags model_flags;             // --dim, --shape
+  std::string target = "host64";      // --target
+  std::string kernels = "reference";  // --kernels: reference or cmsis-nn
+  std::string format = "text";        // --format: text or json
+  std::string offline = "auto";       // auto: the model's offline plan when it has one
 };
 
 void PrintText(const TflmArenaFigures& f) {
   std::string s = TflmPrintAllocations(f);
+  // Every figure of a model with an op whose memory is unknown is a lower bound, said on
+  // the line of the figure (a pasted line keeps its warning).
   const char* bound = f.lower_bound() ? " (lower bound)" : "";
+  const char* paste_note =
+      f.lower_bound() ? "  // LOWER BOUND: TFLM needs more (an op's memory is unknown)" : "";
   s += fmt::format("arena_used_bytes() {}{}\n", f.arena_used, bound);
   s += fmt::format(
       "smallest tensor_arena_size that works (RecordingMicroInterpreter): {}{} (temporary "
       "allocations while ops are prepared included)\n",
       f.minimal_arena, bound);
-  s += fmt::format("constexpr int kTensorArenaSize = {};{}\n", f.minimal_arena,
-                   f.lower_bound() ? "  // lower bound: see above" : "");
-  s += fmt::format(
-      "with a plain MicroInterpreter (no recording): {}{} (constexpr int kTensorArenaSize = "
-      "{};)\n",
-      f.minimal_arena_plain, bound, f.minimal_arena_plain);
-  if (f.two_buffer_persistent > 0)
-    s += fmt::format("two buffers: persistent {} bytes, non-persistent {} bytes{}\n",
-                     f.two_buffer_persistent, f.two_buffer_non_persistent, bound);
+  s += fmt::format("constexpr int kTensorArenaSize = {};{}\n", f.minimal_arena, paste_note);
+  s += fmt::format("with a plain MicroInterpreter (no recording): {}{}\n", f.minimal_arena_plain,
+                   bound);
+  s += fmt::format("constexpr int kTensorArenaSize = {};{}\n", f.minimal_arena_plain, paste_note);
+  s += fmt::format("two buffers: persistent {} bytes, non-persistent {} bytes{}\n",
+                   f.two_buffer_persistent_safe, f.two_buffer_non_persistent, bound);
+  if (f.two_buffer_persistent < f.two_buffer_persistent_safe)
+    s += fmt::format(
+        "  (TFLM also accepts a persistent buffer of {} bytes: float CONV_2D and "
+        "DEPTHWISE_CONV_2D do not check their per-channel arrays, which float never uses, and "
+        "go on without them; {} is the size where every allocation is granted)\n",
+        f.two_buffer_persistent, f.two_buffer_persistent_safe);
   std::cout << s;
 }
 
-// The ops said up front, before any figure: those the reference kernels refuse, those
-// whose memory is not modelled (the figures are then lower bounds).
+// The ops whose memory is not modelled, said up front: the figures are then lower bounds.
 std::string OpNotes(const TflmOpCheck& check) {
   std::string s;
-  for (const std::string& line : GroupTflmOpNotes(check.unsupported))
-    s += fmt::format("UNSUPPORTED by TFLM's reference kernels: {}\n", line);
   for (const std::string& line : GroupTflmOpNotes(check.unmodelled))
     s += fmt::format("LOWER BOUND: {}; every figure below is at least this much\n", line);
   return s;
+}
+
+// A model TFLM will refuse: every op and why, and no figure.
+[[noreturn]] void Refuse(const ArenaOptions& o, const TargetAbi& target, const TflmOpCheck& check) {
+  std::string s = fmt::format(
+      "{}: TensorFlow Lite Micro ({} kernels, target {}) will refuse this model: "
+      "AllocateTensors fails, so no arena size is given\n",
+      o.model, TflmKernelsName(target.kernels), target.name);
+  for (const TflmOpNote& n : check.unsupported)
+    s += fmt::format("  op {}{} ({}): {}\n", n.subgraph ? fmt::format("{}:", n.subgraph) : "", n.op,
+                     n.type, n.why);
+  throw InputError(s.substr(0, s.size() - 1));
 }
 
 void PrintJson(const ArenaOptions& o, const TflmArenaFigures& f) {
   nlohmann::ordered_json j;
   j["model"] = o.model;
   j["target"] = f.target.name;
+  j["kernels"] = std::string(TflmKernelsName(f.target.kernels));
   j["tflm_commit"] = std::string(kTflmCommit);
   j["head"] = f.head;
   j["tail"] = f.tail;
@@ -66,6 +84,7 @@ void PrintJson(const ArenaOptions& o, const TflmArenaFigures& f) {
   j["minimal_arena_bytes"] = f.minimal_arena;
   j["minimal_arena_bytes_micro_interpreter"] = f.minimal_arena_plain;
   j["two_buffers"] = {{"persistent", f.two_buffer_persistent},
+                      {"persistent_safe", f.two_buffer_persistent_safe},
                       {"non_persistent", f.two_buffer_non_persistent}};
   j["lower_bound"] = f.lower_bound();
   nlohmann::ordered_json cats = nlohmann::ordered_json::object();
@@ -84,7 +103,7 @@ void PrintJson(const ArenaOptions& o, const TflmArenaFigures& f) {
 }
 
 void Run(const ArenaOptions& o) {
-  const TargetAbi target = TflmTargetNamed(o.target);
+  const TargetAbi target = WithTflmKernels(TflmTargetNamed(o.target), TflmKernelsNamed(o.kernels));
   const Workload workload = LoadWorkload(o.model, ToLoadOptions(o.model_flags));
   if (!workload.graph)
     throw UsageError(
@@ -97,13 +116,15 @@ void Run(const ArenaOptions& o) {
         "arena models TensorFlow Lite Micro, which runs .tflite models; '{}' is {}", o.model,
         graph.format == "onnx" ? "an ONNX model" : "a built-in graph without weights"));
   const TflmOpCheck check = CheckTflmOps(graph, target);
+  if (!check.unsupported.empty()) Refuse(o, target, check);
   if (o.format == "text")
     std::cout << fmt::format(
                      "{}: TensorFlow Lite Micro arena on target {} ({})\n"
-                     "TFLM commit {}, reference kernels, RecordingMicroInterpreter\n{}",
-                     o.model, target.name, target.description, kTflmCommit, OpNotes(check))
+                     "TFLM commit {}, {} kernels, RecordingMicroInterpreter\n{}",
+                     o.model, target.name, target.description, kTflmCommit,
+                     TflmKernelsName(target.kernels), OpNotes(check))
               << std::flush;
-  const TflmHeadPlan head = TflmHeadPlanFromRuntime(graph, o.offline != "ignore");
+  const TflmHeadPlan head = TflmHeadPlanFromRuntime(graph, target, o.offline != "ignore");
   const TflmArenaFigures figures = ModelTflmArena(graph, target, head);
   if (o.format == "json")
     PrintJson(o, figures);
@@ -120,8 +141,15 @@ void AddArenaCommand(CLI::App& app) {
       "The whole arena TensorFlow Lite Micro needs for a model: PrintAllocations' lines, "
       "arena_used_bytes and the smallest tensor_arena_size, per target");
   cmd->add_option("model", options->model, "the .tflite model")->required();
-  cmd->add_option("-t,--target", options->target, "host64 (x86-64) or arm32 (Cortex-M)")
-      ->check(CLI::IsMember({"host64", "arm32"}));
+  cmd->add_option("-t,--target", options->target,
+                  "host64 (x86-64), arm32 (32-bit ARM Linux), or a Cortex-M core built with "
+                  "arm-none-eabi: cortex-m0, cortex-m3, cortex-m4, cortex-m7, cortex-m33, "
+                  "cortex-m55, cortex-m85")
+      ->check(CLI::IsMember(TflmTargetNames()));
+  cmd->add_option("--kernels", options->kernels,
+                  "the kernels TFLM is built with: reference, or cmsis-nn "
+                  "(OPTIMIZED_KERNEL_DIR=cmsis_nn; Cortex-M targets)")
+      ->check(CLI::IsMember({"reference", "cmsis-nn"}));
   cmd->add_option("-f,--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--offline", options->offline,

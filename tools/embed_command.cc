@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memplan/error.h"
+#include "memplan/kernel.h"
 #include "memplan/records_io.h"
 #include "memplan/runtime.h"
 #include "memplan/runtime_check.h"
@@ -37,6 +38,9 @@ struct EmbedOptions {
   std::string format = "text";
   ExactFlags exact;
   bool quiet = false;
+  std::string target = "host64";      // --target: the device TFLM runs on
+  std::string kernels = "reference";  // --kernels: reference or cmsis-nn
+  bool refuse = false;  // refuse a model TFLM will refuse (the command; --even-if-tflm-refuses)
 };
 
 // What was written, for the summary.
@@ -58,7 +62,7 @@ struct EmbedReport {
   Bytes tflm_own_head = 0;        // the head TFLM's own planner makes for the model
   bool scratch_fallback = false;  // the chosen plan put TFLM's head above its own: a plan of
                                   // tensors and scratch buffers together was written instead
-  Bytes device_arena = 0;         // smallest tensor_arena_size on host64 (0: not modelled)
+  Bytes device_arena = 0;         // smallest tensor_arena_size on the target (0: not modelled)
   Bytes device_tail = 0;          // its tail
   bool device_lower_bound = false;
 };
@@ -66,12 +70,13 @@ struct EmbedReport {
 // The head TFLM makes for a model, as the runtime reproduces it with the kernels' scratch
 // requests: with the model's offline plan (in-place shares honoured by `rules`), or with
 // its own greedy planner. nullopt when the runtime cannot load the model.
-std::optional<Bytes> TflmHead(const Graph& graph, bool offline, const InPlaceRuleSet* rules) {
+std::optional<Bytes> TflmHead(const Graph& graph, bool offline, const InPlaceRuleSet* rules,
+                              const KernelRegistry& kernels) {
   try {
     InterpreterOptions options;
     options.offline = offline ? OfflinePlanUse::kWhenPresent : OfflinePlanUse::kIgnore;
     if (rules && !rules->empty()) options.inplace = *rules;
-    return MeasureArena(graph, VerificationKernels(), options).head;
+    return MeasureArena(graph, kernels, options).head;
   } catch (const InputError&) {
     return std::nullopt;  // the runtime cannot load it (e.g. an op it cannot size)
   } catch (const UsageError&) {
@@ -82,14 +87,15 @@ std::optional<Bytes> TflmHead(const Graph& graph, bool offline, const InPlaceRul
 // A plan of a model's tensors and scratch buffers together (TFLM's own greedy planner, or
 // another strategy), as offline offsets of the tensors: TFLM then fits its scratch
 // buffers around them again, where the plan had room for them.
-std::vector<std::int32_t> TflmOwnOffsets(const Graph& graph, const std::string& strategy) {
+std::vector<std::int32_t> TflmOwnOffsets(const Graph& graph, const std::string& strategy,
+                                         const KernelRegistry& kernels) {
   InterpreterOptions options;
   options.offline = OfflinePlanUse::kIgnore;
   options.strategy = strategy;
-  const ArenaRequirement need = MeasureArena(graph, VerificationKernels(), options);
+  const ArenaRequirement need = MeasureArena(graph, kernels, options);
   std::vector<std::byte> memory(need.total + kDefaultArenaAlignment);
   Arena arena(memory);
-  Interpreter interpreter(graph, arena, VerificationKernels(), options);
+  Interpreter interpreter(graph, arena, kernels, options);
   interpreter.AllocateTensors();
   std::vector<std::size_t> first_of(graph.subgraphs.size(), 0);
   for (std::size_t s = 1; s < graph.subgraphs.size(); ++s)
@@ -164,6 +170,20 @@ std::vector<std::string> MisreadVariables(const Graph& g,
   return out;
 }
 
+// A model TFLM's Prepare will refuse on the device: InputError naming each op and why.
+void RefuseWhatTflmRefuses(const Graph& graph, const TargetAbi& device, const std::string& model) {
+  const TflmOpCheck check = CheckTflmOps(graph, device);
+  if (check.unsupported.empty()) return;
+  std::string why;
+  for (const TflmOpNote& n : check.unsupported)
+    why += fmt::format("\n  op {}{} ({}): {}", n.subgraph ? fmt::format("{}:", n.subgraph) : "",
+                       n.op, n.type, n.why);
+  throw InputError(fmt::format(
+      "{}: TensorFlow Lite Micro ({} kernels, target {}) will refuse this model, so no plan is "
+      "written:{}",
+      model, TflmKernelsName(device.kernels), device.name, why));
+}
+
 // Plans the model `bytes` and returns the report and the model with the plan written.
 EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::string& written) {
   const auto start = std::chrono::steady_clock::now();
@@ -183,6 +203,10 @@ EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::s
   }
   Workload workload = TfliteWorkload(std::move(model), o.model, ToLoadOptions(o.model_flags));
   if (o.align) workload.problem.alignment = *o.align;
+  // A model TFLM will refuse is not written: its plan would never be used.
+  const TargetAbi device = WithTflmKernels(TflmTargetNamed(o.target), TflmKernelsNamed(o.kernels));
+  if (o.refuse) RefuseWhatTflmRefuses(*workload.graph, device, o.model);
+  const KernelRegistry& kernels = TflmScratchKernels(device);
   const ExactOptions exact = MakeExactOptions(o.exact, o.quiet);
 
   // The model's own records, then the variants asked for; the smallest arena wins and,
@@ -220,22 +244,22 @@ EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::s
   // The plan holds the tensors; TFLM fits the kernels' scratch buffers around them. When
   // that puts its head above the one its own planner makes, its own plan is written.
   const InPlaceRuleSet& chosen_rules = InPlaceRuleSetNamed(variant ? o.inplace : "none");
-  if (const auto own = TflmHead(*workload.graph, false, nullptr)) {
+  if (const auto own = TflmHead(*workload.graph, false, nullptr, kernels)) {
     r.tflm_own_head = *own;
     const Workload written_back =
         TfliteWorkload(ParseTflite(written, o.out), o.out, ToLoadOptions(o.model_flags));
-    const auto with_plan = TflmHead(*written_back.graph, true, &chosen_rules);
+    const auto with_plan = TflmHead(*written_back.graph, true, &chosen_rules, kernels);
     r.tflm_head = with_plan.value_or(0);
     if (with_plan && *with_plan > *own) {
       // Plans of tensors and scratch buffers together; the smallest head TFLM then makes
       // (TFLM's own plan first: it never makes the head larger than its own planner).
       for (const std::string strategy : {"tflm_greedy", "best"}) {
         TfliteEmbedding fallback;
-        fallback.offline_offsets = TflmOwnOffsets(*workload.graph, strategy);
+        fallback.offline_offsets = TflmOwnOffsets(*workload.graph, strategy, kernels);
         const std::string candidate = EmbedInTflite(bytes, o.model, fallback);
         const Workload candidate_back =
             TfliteWorkload(ParseTflite(candidate, o.out), o.out, ToLoadOptions(o.model_flags));
-        const auto head = TflmHead(*candidate_back.graph, true, nullptr);
+        const auto head = TflmHead(*candidate_back.graph, true, nullptr, kernels);
         if (!head || *head > *own || (r.scratch_fallback && *head >= r.tflm_head)) continue;
         written = candidate;
         r.tflm_head = *head;
@@ -264,11 +288,11 @@ EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::s
             : check.violations[0].message));
   // The whole arena the device needs with the written model (head, tail, temporary).
   try {
-    const TflmArenaFigures device = ModelTflmArena(*back.graph, TflmTargetNamed("host64"),
-                                                   TflmHeadPlanFromRuntime(*back.graph));
-    r.device_arena = device.minimal_arena;
-    r.device_tail = device.tail;
-    r.device_lower_bound = device.lower_bound();
+    const TflmArenaFigures figures =
+        ModelTflmArena(*back.graph, device, TflmHeadPlanFromRuntime(*back.graph, device));
+    r.device_arena = figures.minimal_arena;
+    r.device_tail = figures.tail;
+    r.device_lower_bound = figures.lower_bound();
   } catch (const InputError&) {
     // The runtime cannot load it (an op it cannot size): no device figure.
   } catch (const UsageError&) {
@@ -311,7 +335,10 @@ void RunEmbed(const EmbedOptions& o) {
     j["tflm_head_bytes"] = r.tflm_head;
     j["tflm_own_planner_head_bytes"] = r.tflm_own_head;
     j["scratch_fallback"] = r.scratch_fallback;
-    j["tflm_arena_bytes_host64"] = r.device_arena;
+    j["tflm_target"] = o.target;
+    j["tflm_kernels"] = o.kernels;
+    j["tflm_arena_bytes"] = r.device_arena;
+    if (o.target == "host64") j["tflm_arena_bytes_host64"] = r.device_arena;
     j["tflm_arena_is_lower_bound"] = r.device_lower_bound;
     fmt::print("{}\n", j.dump(2));
     return;
@@ -337,9 +364,9 @@ void RunEmbed(const EmbedOptions& o) {
                            : "");
   if (r.device_arena > 0)
     fmt::print(
-        "  device arena     {} B{} on host64 (head + tail {} B + temporary; memplan arena "
-        "for arm32)\n",
-        WithThousands(r.device_arena), r.device_lower_bound ? " at least" : "",
+        "  device arena     {} B{} on {}, {} kernels (head + tail {} B + temporary; memplan "
+        "arena for more)\n",
+        WithThousands(r.device_arena), r.device_lower_bound ? " at least" : "", o.target, o.kernels,
         WithThousands(r.device_tail));
   fmt::print("  written          {} B ({} B more than the model) in {:.0f} ms\n",
              WithThousands(r.output_bytes),
@@ -384,7 +411,20 @@ void AddEmbedCommand(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json"}));
   AddExactFlags(*cmd, options->exact);
   cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
-  cmd->callback([options] { RunEmbed(*options); });
+  cmd->add_option("-t,--target", options->target,
+                  "the device TFLM runs on, for its scratch buffers and arena (as arena's)")
+      ->check(CLI::IsMember(TflmTargetNames()));
+  cmd->add_option("--kernels", options->kernels,
+                  "the kernels TFLM is built with: reference, or cmsis-nn (Cortex-M targets)")
+      ->check(CLI::IsMember({"reference", "cmsis-nn"}));
+  auto even = std::make_shared<bool>(false);
+  cmd->add_flag("--even-if-tflm-refuses", *even,
+                "write the plan even when TFLM's kernels would refuse the model (an application "
+                "that registers its own kernels)");
+  cmd->callback([options, even] {
+    options->refuse = !*even;
+    RunEmbed(*options);
+  });
 }
 
 }  // namespace memplan::cli

@@ -12,6 +12,7 @@
 #include "memplan/runtime.h"
 #include "memplan/runtime_check.h"
 #include "memplan/schedule.h"
+#include "memplan/tflm_target.h"
 #include "memplan/workload.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
@@ -32,10 +33,12 @@ struct RunOptions {
   std::vector<std::string> preallocate;
   std::string offline = "auto";
   std::string format = "text";
-  std::string inplace = "none";     // --inplace: none, tflite, tflm, all
-  bool reorder = false;             // --reorder
-  bool quiet = false;               // no progress on stderr
-  std::vector<std::string> resize;  // --resize NAME=N1,N2,...: a sequence of shapes
+  std::string inplace = "none";       // --inplace: none, tflite, tflm, all
+  bool reorder = false;               // --reorder
+  bool quiet = false;                 // no progress on stderr
+  std::vector<std::string> resize;    // --resize NAME=N1,N2,...: a sequence of shapes
+  std::string target = "host64";      // --target: whose kernels' scratch requests
+  std::string kernels = "reference";  // --kernels: reference or cmsis-nn
 };
 
 // An aligned buffer of exactly `size` bytes on the heap.
@@ -145,7 +148,9 @@ void Run(const RunOptions& o) {
   if (o.reorder) progress.Stage("searching an operator order");
   const Graph graph =
       o.reorder ? Reordered(*workload.graph, rules, o, order_changed) : *workload.graph;
-  const KernelRegistry& kernels = VerificationKernels();
+  // The verification kernels, requesting the scratch buffers the device's TFLM kernels do.
+  const KernelRegistry& kernels =
+      TflmScratchKernels(WithTflmKernels(TflmTargetNamed(o.target), TflmKernelsNamed(o.kernels)));
 
   InterpreterOptions options;
   options.strategy = o.strategy.starts_with("offsets/") ? o.strategy.substr(8) : o.strategy;
@@ -281,6 +286,12 @@ void AddRunCommand(CLI::App& app) {
                   "docs/cpu-planner.md); repeat to move several dimensions together; other open "
                   "dimensions bound with --dim");
   AddQuietFlag(*cmd, options->quiet);
+  cmd->add_option("-t,--target", options->target,
+                  "the device whose TFLM kernels' scratch requests the kernels make (as arena's)")
+      ->check(CLI::IsMember(TflmTargetNames()));
+  cmd->add_option("--kernels", options->kernels,
+                  "reference, or cmsis-nn (CMSIS-NN's scratch buffers; Cortex-M targets)")
+      ->check(CLI::IsMember({"reference", "cmsis-nn"}));
   cmd->callback([options] { Run(*options); });
 }
 

@@ -85,7 +85,11 @@ struct Operator {
   // Subgraphs this op runs (IF then/else, WHILE cond/body, CALL_ONCE init), in the
   // order the runtime visits them.
   std::vector<std::int32_t> called_subgraphs;
-  // Small op parameters some consumers need. .tflite BATCH_MATMUL: {adj_x, adj_y}.
+  // Small op parameters some consumers need (.tflite): BATCH_MATMUL {adj_x, adj_y};
+  // CONV_2D {padding (0 SAME, 1 VALID), stride_w, stride_h, dilation_w, dilation_h};
+  // DEPTHWISE_CONV_2D the same and depth_multiplier; AVERAGE_POOL_2D, MAX_POOL_2D
+  // {padding, stride_w, stride_h, filter_w, filter_h}. Empty when the model does not say
+  // (ops made by a rewrite).
   std::vector<std::int64_t> int_params;
 };
 

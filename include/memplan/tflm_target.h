@@ -24,18 +24,41 @@ namespace memplan {
 // The TFLM source the model follows.
 inline constexpr std::string_view kTflmCommit = "90b983c2b3f1480642e040bbd2ddb37b998f3424";
 
-// What the layouts of C structs depend on.
+// The kernels TFLM is built with: its reference kernels, or (OPTIMIZED_KERNEL_DIR=cmsis_nn)
+// the CMSIS-NN ones where TFLM's cmsis_nn folder has a kernel, reference ones elsewhere.
+enum class TflmKernels { kReference, kCmsisNn };
+
+// The Arm core's extensions CMSIS-NN's code paths (and so its scratch sizes) depend on.
+enum class ArmExtensions {
+  kNone,  // no DSP extension: Cortex-M0, M0+, M3, and targets that are no Cortex-M
+  kDsp,   // the DSP extension: Cortex-M4, M7, M33
+  kMve,   // Helium (M-profile vector extension): Cortex-M55, M85
+};
+
+// What the layouts of C structs and the kernels' memory depend on.
 struct TargetAbi {
-  std::string name;         // "host64", "arm32"
+  std::string name;         // "host64", "arm32", "cortex-m4", ...
   std::string description;  // for reports
   Bytes pointer = 8;        // sizeof(void*), sizeof(size_t), alignof of both
   Bytes int64_align = 8;    // alignof(int64_t) and alignof(double)
+  Bytes enum_bytes = 4;     // sizeof of a C enum (1 with arm-none-eabi's short enums)
+  ArmExtensions extensions = ArmExtensions::kNone;  // for CMSIS-NN's code paths
+  TflmKernels kernels = TflmKernels::kReference;    // the kernel set TFLM is built with
 };
 
-// "host64" (x86-64 Linux, LP64) or "arm32" (32-bit ARM, AAPCS as on Cortex-M); UsageError
-// naming the known ones otherwise.
+// "host64" (x86-64 Linux, LP64), "arm32" (32-bit ARM Linux, AAPCS, 4-byte enums), or a
+// Cortex-M core built bare metal with arm-none-eabi (AAPCS, 1-byte enums): "cortex-m0",
+// "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "cortex-m85". Reference
+// kernels; UsageError naming the known ones otherwise.
 TargetAbi TflmTargetNamed(std::string_view name);
 std::vector<std::string> TflmTargetNames();
+
+// "reference" or "cmsis-nn"; UsageError naming the known ones otherwise.
+TflmKernels TflmKernelsNamed(std::string_view name);
+std::string_view TflmKernelsName(TflmKernels kernels);
+// The target with another kernel set; UsageError when the target cannot have it (CMSIS-NN
+// is modelled for the Cortex-M targets only).
+TargetAbi WithTflmKernels(TargetAbi target, TflmKernels kernels);
 
 // What the runtime's plan gives: the head and its scratch requests.
 struct TflmHeadPlan {
@@ -62,13 +85,19 @@ struct TflmOpNote {
 };
 
 struct TflmArenaFigures {
-  TargetAbi target;                      // the target the figures are for
-  Bytes head = 0;                        // after AllocateTensors
-  Bytes tail = 0;                        // after AllocateTensors
-  Bytes arena_used = 0;                  // TFLM's arena_used_bytes(): head + tail
-  Bytes minimal_arena = 0;               // smallest tensor_arena_size that works (start aligned)
-  Bytes minimal_arena_plain = 0;         // the same with a plain MicroInterpreter (not recording)
-  Bytes two_buffer_persistent = 0;       // two buffers: the persistent one
+  TargetAbi target;               // the target the figures are for
+  Bytes head = 0;                 // after AllocateTensors
+  Bytes tail = 0;                 // after AllocateTensors
+  Bytes arena_used = 0;           // TFLM's arena_used_bytes(): head + tail
+  Bytes minimal_arena = 0;        // smallest tensor_arena_size that works (start aligned)
+  Bytes minimal_arena_plain = 0;  // the same with a plain MicroInterpreter (not recording)
+  // Two buffers (MicroAllocator::Create(persistent, non_persistent)): the smallest
+  // persistent buffer TFLM accepts, and the one where every allocation is granted. They
+  // differ where a kernel does not check a persistent allocation it never uses (TFLM's
+  // float CONV_2D and DEPTHWISE_CONV_2D per-channel arrays): it fails silently and the model
+  // runs. The safe one is the figure to ship.
+  Bytes two_buffer_persistent = 0;
+  Bytes two_buffer_persistent_safe = 0;
   Bytes two_buffer_non_persistent = 0;   // two buffers: the non-persistent one
   std::vector<TflmCategory> categories;  // PrintAllocations order, used or requested > 0
   std::vector<TflmOpNote> unsupported;   // the reference kernels refuse them on the target
@@ -99,10 +128,20 @@ std::string TflmPrintAllocations(const TflmArenaFigures& figures);
 
 namespace memplan {
 
+class KernelRegistry;  // kernel.h
+
 // The head plan of TFLM's own greedy planner as the runtime (runtime.h) makes it with the
 // verification kernels, which request the scratch buffers TFLM's reference kernels do:
 // the head, the planned buffers and the scratch requests per op. `offline` as in
 // InterpreterOptions (the model's OfflineMemoryAllocation is used when present).
 TflmHeadPlan TflmHeadPlanFromRuntime(const Graph& graph, bool use_offline_plan = true);
+// Kernels for the runtime (runtime.h) that request the scratch buffers the target's kernel
+// set requests: the verification kernels (runtime_check.h), with the requests they do not
+// make (ADD_N's and MIRROR_PAD's; CMSIS-NN's, which depend on the core, for that set).
+const KernelRegistry& TflmScratchKernels(const TargetAbi& target);
+
+// The head plan with the scratch buffers the target's kernel set requests.
+TflmHeadPlan TflmHeadPlanFromRuntime(const Graph& graph, const TargetAbi& target,
+                                     bool use_offline_plan = true);
 
 }  // namespace memplan

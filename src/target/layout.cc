@@ -12,6 +12,8 @@ Layout FieldLayout(const TargetAbi& abi, Field field) {
       return {2, 2, 2};
     case Field::kInt32:
       return {4, 4, 4};
+    case Field::kEnum:
+      return {abi.enum_bytes, abi.enum_bytes, abi.enum_bytes};
     case Field::kInt64:
       return {8, abi.int64_align, 8};
     case Field::kPointer:

@@ -20,7 +20,8 @@ struct Layout {
 enum class Field {
   kBool,     // bool, int8_t, uint8_t
   kInt16,    // int16_t
-  kInt32,    // int, int32_t, float, and enums (4 bytes on both targets)
+  kInt32,    // int, int32_t, float
+  kEnum,     // a C enum: 4 bytes, or 1 where the toolchain uses short enums (arm-none-eabi)
   kInt64,    // int64_t, double
   kPointer,  // any pointer, size_t, intptr_t
 };

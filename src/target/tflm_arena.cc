@@ -58,16 +58,20 @@ class SimArena {
   Bytes tail_used() const { return end_ - tail_; }
   Bytes head() const { return head_; }
 
-  // AllocatePersistentBuffer: align_down(tail - size); below the head fails.
-  void Persistent(Bytes size, Bytes alignment) {
+  // AllocatePersistentBuffer: align_down(tail - size); below the head fails. An unchecked
+  // allocation that fails only returns null: the replay goes on.
+  void Persistent(Bytes size, Bytes alignment, bool checked = true) {
     if (!ok_) return;
     const Bytes floor = non_persistent_ ? 0 : head_;
     if (size > tail_ || AlignDown(tail_ - size, alignment) < floor) {
-      ok_ = false;
+      if (checked) ok_ = false;
+      ++refused_;
       return;
     }
     tail_ = AlignDown(tail_ - size, alignment);
   }
+  // Unchecked allocations that failed.
+  std::size_t refused() const { return refused_; }
   // AllocateTemp: align_up(temp); past the tail fails.
   void Temp(Bytes size, Bytes alignment) {
     if (!ok_) return;
@@ -112,12 +116,14 @@ class SimArena {
   Bytes temp_ = 0;                       // end of the temp section (head_ when none is held)
   Bytes peak_non_persistent_ = 0;        // high-water mark of head and temp
   std::optional<Bytes> non_persistent_;  // two buffers: the non-persistent one's size
+  std::size_t refused_ = 0;              // unchecked allocations that failed
   bool ok_ = true;
 };
 
 // What one replay of AllocateTensors ended with.
 struct Replay {
-  bool ok = false;                                     // every allocation succeeded
+  bool ok = false;                                     // every checked allocation succeeded
+  std::size_t refused = 0;                             // unchecked allocations that failed
   Bytes head = 0;                                      // the head after the plan
   Bytes tail = 0;                                      // bytes of the tail
   Bytes peak_non_persistent = 0;                       // largest head + temp (planner included)
@@ -127,6 +133,22 @@ struct Replay {
 // Everything the replay needs, computed once per model.
 struct ModelMemory {
   std::vector<std::vector<target::KernelMemory>> kernels;  // per subgraph, per op
+};
+
+// One replay in progress: the arena and what the recording saw.
+struct ReplayState {
+  SimArena arena;
+  Replay replay;
+  // Records an allocation in a category: the tail's move, the bytes asked, the count.
+  void Record(Category c, Bytes size, Bytes alignment, std::uint64_t count, bool checked = true) {
+    const Bytes before = arena.tail_used();
+    arena.Persistent(size, alignment, checked);
+    TflmCategory& cat = replay.categories[c];
+    cat.used += arena.tail_used() - before;
+    cat.requested += size;
+    cat.count += count;
+  }
+  void Object(const Layout& l) { arena.Persistent(l.size, l.align); }
 };
 
 class Replayer {
@@ -140,85 +162,101 @@ class Replayer {
   // buffers (no recording objects).
   Replay Run(Bytes arena_size, std::optional<Bytes> non_persistent = std::nullopt,
              bool plain = false) const {
-    SimArena a(arena_size, non_persistent);
-    Replay r;
-    // Records an allocation in a category: the tail's move, the bytes asked, the count.
-    auto record = [&](Category c, Bytes size, Bytes alignment, std::uint64_t count) {
-      const Bytes before = a.tail_used();
-      a.Persistent(size, alignment);
-      TflmCategory& cat = r.categories[c];
-      cat.used += a.tail_used() - before;
-      cat.requested += size;
-      cat.count += count;
-    };
-    auto object = [&](const Layout& l) { a.Persistent(l.size, l.align); };
+    ReplayState st{SimArena(arena_size, non_persistent), Replay{}};
+    AllocatorObjects(st, non_persistent.has_value(), plain);
+    StartModelAllocation(st);
+    const std::size_t requests = InitAndPrepare(st);
+    FinishModelAllocation(st, requests);
+    InterpreterTensors(st);
+    Replay& r = st.replay;
+    r.ok = st.arena.ok();
+    r.refused = st.arena.refused();
+    r.head = st.arena.head();
+    r.tail = st.arena.tail_used();
+    r.peak_non_persistent = st.arena.peak_non_persistent();
+    return r;
+  }
 
-    if (plain && !non_persistent) {
+ private:
+  // The objects the allocator's Create puts at the top of the tail.
+  void AllocatorObjects(ReplayState& st, bool two_buffers, bool plain) const {
+    if (plain && !two_buffers) {
       // MicroAllocator::Create(arena, size): the arena allocator, the planner, the allocator.
-      object(target::SingleArenaBufferAllocatorLayout(abi_));
-      object(target::GreedyMemoryPlannerLayout(abi_));
-      object(target::MicroAllocatorLayout(abi_));
-    } else if (!non_persistent) {
+      st.Object(target::SingleArenaBufferAllocatorLayout(abi_));
+      st.Object(target::GreedyMemoryPlannerLayout(abi_));
+      st.Object(target::MicroAllocatorLayout(abi_));
+    } else if (!two_buffers) {
       // RecordingMicroAllocator::Create: the arena allocator, the planner, the allocator.
-      object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
-      object(target::GreedyMemoryPlannerLayout(abi_));
-      object(target::RecordingMicroAllocatorLayout(abi_));
+      st.Object(target::RecordingSingleArenaBufferAllocatorLayout(abi_));
+      st.Object(target::GreedyMemoryPlannerLayout(abi_));
+      st.Object(target::RecordingMicroAllocatorLayout(abi_));
     } else {
       // MicroAllocator::Create with two buffers: both arena allocators, the planner, the
       // allocator, all in the persistent buffer.
-      object(target::PersistentArenaBufferAllocatorLayout(abi_));
-      object(target::NonPersistentArenaBufferAllocatorLayout(abi_));
-      object(target::GreedyMemoryPlannerLayout(abi_));
-      object(target::MicroAllocatorLayout(abi_));
+      st.Object(target::PersistentArenaBufferAllocatorLayout(abi_));
+      st.Object(target::NonPersistentArenaBufferAllocatorLayout(abi_));
+      st.Object(target::GreedyMemoryPlannerLayout(abi_));
+      st.Object(target::MicroAllocatorLayout(abi_));
     }
-    // StartModelAllocation.
-    object(target::MicroBuiltinDataAllocatorLayout(abi_));
-    const Layout request = target::ScratchBufferRequestLayout(abi_);
-    a.ResizeHead(request.size * kMaxScratchPerOp);
+  }
+
+  // StartModelAllocation: the per-subgraph arrays and every op's options struct.
+  void StartModelAllocation(ReplayState& st) const {
+    st.Object(target::MicroBuiltinDataAllocatorLayout(abi_));
+    st.arena.ResizeHead(target::ScratchBufferRequestLayout(abi_).size * kMaxScratchPerOp);
     const Layout subgraphs = target::SubgraphAllocationsLayout(abi_);
-    a.Persistent(subgraphs.size * graph_.subgraphs.size(), subgraphs.align);
+    st.arena.Persistent(subgraphs.size * graph_.subgraphs.size(), subgraphs.align);
     const Layout eval = target::TfLiteEvalTensorLayout(abi_);
     for (const Subgraph& sg : graph_.subgraphs)
-      record(kEvalTensors, eval.size * sg.tensors.size(), eval.align, sg.tensors.size());
+      st.Record(kEvalTensors, eval.size * sg.tensors.size(), eval.align, sg.tensors.size());
     const Layout node = target::NodeAndRegistrationLayout(abi_);
     for (const Subgraph& sg : graph_.subgraphs)
-      record(kNodes, node.size * sg.ops.size(), node.align, sg.ops.size());
-    // The builtin options structs, every op of every subgraph.
+      st.Record(kNodes, node.size * sg.ops.size(), node.align, sg.ops.size());
     for (const auto& sg : memory_.kernels)
       for (const target::KernelMemory& k : sg)
-        if (k.has_builtin_data) a.Persistent(k.builtin_data.size, k.builtin_data.align);
-    // Init.
+        if (k.has_builtin_data) st.arena.Persistent(k.builtin_data.size, k.builtin_data.align);
+  }
+
+  // Every op's Init, then every op's Prepare: temp views, persistent data, scratch requests;
+  // temp reset after each op. Returns the scratch requests.
+  std::size_t InitAndPrepare(ReplayState& st) const {
     for (const auto& sg : memory_.kernels)
       for (const target::KernelMemory& k : sg)
-        for (Bytes b : k.init) record(kPersistentBuffers, b, kArenaAlignment, 1);
-    // Prepare: temp views, persistent data, scratch requests; temp reset after each op.
+        for (Bytes b : k.init) st.Record(kPersistentBuffers, b, kArenaAlignment, 1);
     const Layout tensor = target::TfLiteTensorLayout(abi_);
     const Layout quant = target::TfLiteAffineQuantizationLayout(abi_);
+    const Layout request = target::ScratchBufferRequestLayout(abi_);
     std::size_t requests = 0;
     std::size_t op_index = 0;
     for (std::size_t s = 0; s < memory_.kernels.size(); ++s) {
       for (const target::KernelMemory& k : memory_.kernels[s]) {
         auto view = [&](std::int32_t t) {  // a temp TfLiteTensor and its quantization
-          a.Temp(tensor.size, tensor.align);
+          st.arena.Temp(tensor.size, tensor.align);
           const std::uint32_t channels =
               graph_.subgraphs[s].tensors[static_cast<std::size_t>(t)].quant_channels;
           if (channels > 0) {
-            a.Temp(quant.size, quant.align);
-            a.Temp(target::IntArrayBytes(channels), target::kIntArrayAlign);
+            st.arena.Temp(quant.size, quant.align);
+            st.arena.Temp(target::IntArrayBytes(channels), target::kIntArrayAlign);
           }
         };
         const std::size_t before =
             std::min(k.temps.size(), k.temps_before_prepare.value_or(k.temps.size()));
         for (std::size_t i = 0; i < before; ++i) view(k.temps[i]);
-        for (Bytes b : k.prepare) record(kPersistentBuffers, b, kArenaAlignment, 1);
+        for (Bytes b : k.prepare)
+          st.Record(kPersistentBuffers, b, kArenaAlignment, 1, !k.prepare_unchecked);
         for (std::size_t i = before; i < k.temps.size(); ++i) view(k.temps[i]);
         requests += op_index < plan_.scratch.size() ? plan_.scratch[op_index] : 0;
         ++op_index;
-        a.ResetTemp();
-        a.ResizeHead(request.size * (requests + kMaxScratchPerOp));
+        st.arena.ResetTemp();
+        st.arena.ResizeHead(request.size * (requests + kMaxScratchPerOp));
       }
     }
-    // FinishModelAllocation: scratch handles, then the plan.
+    return requests;
+  }
+
+  // FinishModelAllocation: scratch handles, the plan's working memory, variables, the plan.
+  void FinishModelAllocation(ReplayState& st, std::size_t requests) const {
+    SimArena& a = st.arena;
     if (requests > 0) {
       const Layout handle = target::ScratchBufferHandleLayout(abi_);
       a.Persistent(handle.size * requests, handle.align);
@@ -232,7 +270,7 @@ class Replayer {
         if (!t.is_variable) continue;
         // TFLM indexes the offline offsets by the tensor's index in its own subgraph.
         const bool offline = i < graph_.fixed_offsets.size() && graph_.fixed_offsets[i] >= 0;
-        if (!offline) record(kVariables, t.bytes.value_or(0), kArenaAlignment, 1);
+        if (!offline) st.Record(kVariables, t.bytes.value_or(0), kArenaAlignment, 1);
       }
     }
     // The planner gets all memory left and needs so much per buffer.
@@ -246,33 +284,43 @@ class Replayer {
     a.ResetTemp();
     a.ResizeHead(0);
     a.ResizeHead(plan_.head);
-    // The interpreter's input and output tensors.
+  }
+
+  // The interpreter's input and output tensors.
+  void InterpreterTensors(ReplayState& st) const {
+    const Layout tensor = target::TfLiteTensorLayout(abi_);
+    const Layout quant = target::TfLiteAffineQuantizationLayout(abi_);
     const Subgraph& main = graph_.subgraphs.front();
     for (const auto* list : {&main.inputs, &main.outputs}) {
-      record(kPersistentBuffers, abi_.pointer * list->size(), kArenaAlignment, 1);
+      st.Record(kPersistentBuffers, abi_.pointer * list->size(), kArenaAlignment, 1);
       for (std::int32_t t : *list) {
-        record(kPersistentTensors, tensor.size, tensor.align, 1);
+        st.Record(kPersistentTensors, tensor.size, tensor.align, 1);
         const std::uint32_t channels = main.tensors[static_cast<std::size_t>(t)].quant_channels;
         if (channels > 0) {
-          record(kPersistentQuantization, quant.size, quant.align, 1);
-          record(kPersistentQuantization, target::IntArrayBytes(channels), target::kIntArrayAlign,
-                 1);
+          st.Record(kPersistentQuantization, quant.size, quant.align, 1);
+          st.Record(kPersistentQuantization, target::IntArrayBytes(channels),
+                    target::kIntArrayAlign, 1);
         }
       }
     }
-    r.ok = a.ok();
-    r.head = a.head();
-    r.tail = a.tail_used();
-    r.peak_non_persistent = a.peak_non_persistent();
-    return r;
   }
 
- private:
   const Graph& graph_;         // the model
   const TargetAbi& abi_;       // the target's layouts
   const TflmHeadPlan& plan_;   // the head and the scratch requests
   const ModelMemory& memory_;  // every kernel's memory
 };
+
+// The smallest size in (lo, hi] for which `works` holds, given that it holds for hi (a
+// bisection, as the real figures were found).
+template <typename Works>
+Bytes SmallestThatWorks(Bytes lo, Bytes hi, const Works& works) {
+  while (lo + 1 < hi) {
+    const Bytes mid = lo + (hi - lo) / 2;
+    (works(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
 
 }  // namespace
 
@@ -315,30 +363,33 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
     out.categories.push_back(cat);
   }
   // The smallest size that works (success grows with the size, as TFLM's does).
-  Bytes lo = 0, hi = full.peak_non_persistent + full.tail + 64;
-  while (!replayer.Run(hi).ok) hi *= 2;
-  while (lo + 1 < hi) {
-    const Bytes mid = lo + (hi - lo) / 2;
-    (replayer.Run(mid).ok ? hi : lo) = mid;
-  }
-  out.minimal_arena = hi;
+  const auto recording_works = [&](Bytes size) { return replayer.Run(size).ok; };
+  Bytes hi = full.peak_non_persistent + full.tail + 64;
+  while (!recording_works(hi)) hi *= 2;
+  out.minimal_arena = SmallestThatWorks(0, hi, recording_works);
   // The same with a plain MicroInterpreter (the allocator objects are smaller).
   const auto plain_works = [&](Bytes size) { return replayer.Run(size, std::nullopt, true).ok; };
-  lo = 0;
-  hi = out.minimal_arena;
-  if (!plain_works(hi)) throw InternalError("a plain interpreter needs more than a recording one");
-  while (lo + 1 < hi) {
-    const Bytes mid = lo + (hi - lo) / 2;
-    (plain_works(mid) ? hi : lo) = mid;
-  }
-  out.minimal_arena_plain = hi;
-  // Two buffers: the persistent one holds the tail (its end aligned down to 16), the
-  // other the head and temp at their peak.
+  if (!plain_works(out.minimal_arena))
+    throw InternalError("a plain interpreter needs more than a recording one");
+  out.minimal_arena_plain = SmallestThatWorks(0, out.minimal_arena, plain_works);
+  // Two buffers: the non-persistent one holds head and temp at their peak. The persistent
+  // one (used to a multiple of 16): the tail with every allocation granted, the safe size;
+  // and the size TFLM accepts where unchecked allocations may fail. Success is then not
+  // monotone in the size (a granted array can leave a later allocation no room), so the
+  // size is the one a bisection over [0, a power of two] finds, as the real figures were.
   const Replay two = replayer.Run(roomy, roomy);
-  out.two_buffer_persistent = AlignUp(two.tail, kArenaAlignment);
+  out.two_buffer_persistent_safe = AlignUp(two.tail, kArenaAlignment);
   out.two_buffer_non_persistent = two.peak_non_persistent;
-  if (!replayer.Run(out.two_buffer_persistent, out.two_buffer_non_persistent).ok)
+  const auto persistent_works = [&](Bytes size) {
+    return replayer.Run(AlignDown(size, kArenaAlignment), out.two_buffer_non_persistent).ok;
+  };
+  if (!persistent_works(out.two_buffer_persistent_safe))
     throw InternalError("the two-buffer sizes found do not replay");
+  Bytes power = 1;
+  while (power < out.two_buffer_persistent_safe) power *= 2;
+  out.two_buffer_persistent =
+      persistent_works(power) ? SmallestThatWorks(0, power, persistent_works) : power;
+  out.two_buffer_persistent = std::min(out.two_buffer_persistent, out.two_buffer_persistent_safe);
   return out;
 }
 

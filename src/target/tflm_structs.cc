@@ -3,7 +3,8 @@
 namespace memplan::target {
 
 namespace {
-constexpr Field kInt = Field::kInt32;  // int, int32_t, float, enums
+constexpr Field kInt = Field::kInt32;  // int, int32_t, float
+constexpr Field kEnum = Field::kEnum;
 constexpr Field kPtr = Field::kPointer;
 constexpr Field kBool = Field::kBool;
 }  // namespace
@@ -13,22 +14,22 @@ Bytes IntArrayBytes(std::uint64_t n) {
 }
 
 Layout TfLiteTensorLayout(const TargetAbi& abi) {
-  const Layout quantization = StructLayout(abi, {kInt, kPtr}).Done();  // type, params
-  const Layout params = StructLayout(abi, {kInt, kInt}).Done();        // scale, zero_point
+  const Layout quantization = StructLayout(abi, {kEnum, kPtr}).Done();  // type, params
+  const Layout params = StructLayout(abi, {kInt, kInt}).Done();         // scale, zero_point
   return StructLayout(abi)
       .Add(quantization)
       .Add(params)
       .Add(kPtr)   // data
       .Add(kPtr)   // dims
       .Add(kPtr)   // bytes (size_t)
-      .Add(kInt)   // type
-      .Add(kInt)   // allocation_type
+      .Add(kEnum)  // type
+      .Add(kEnum)  // allocation_type
       .Add(kBool)  // is_variable
       .Done();
 }
 
 Layout TfLiteEvalTensorLayout(const TargetAbi& abi) {
-  return StructLayout(abi, {kPtr, kPtr, kInt}).Done();  // data, dims, type
+  return StructLayout(abi, {kPtr, kPtr, kEnum}).Done();  // data, dims, type
 }
 
 Layout NodeAndRegistrationLayout(const TargetAbi& abi) {

@@ -251,8 +251,7 @@ class TfliteReader {
         o.outputs = Ints(op.outputs());
         o.intermediates = Ints(op.intermediates());
         o.called_subgraphs = CalledSubgraphs(op, code.code, label);
-        if (const auto* bmm = op.builtin_options_as_BatchMatMulOptions())
-          o.int_params = {bmm->adj_x() ? 1 : 0, bmm->adj_y() ? 1 : 0};
+        o.int_params = KernelParams(op);
         if (code.code == kCustomCode) MarkKernelSizedOutputs(in, out, o, CustomOptions(op, label));
         out.ops.push_back(std::move(o));
       }
@@ -327,6 +326,23 @@ class TfliteReader {
                             : static_cast<std::int32_t>(static_cast<std::uint32_t>(v)));
     }
     return values;
+  }
+
+  // The options Operator::int_params keeps (graph.h) for the kernels' memory.
+  static std::vector<std::int64_t> KernelParams(const fb::Operator& op) {
+    using P = std::int64_t;
+    if (const auto* bmm = op.builtin_options_as_BatchMatMulOptions())
+      return {bmm->adj_x() ? 1 : 0, bmm->adj_y() ? 1 : 0};
+    if (const auto* c = op.builtin_options_as_Conv2DOptions())
+      return {static_cast<P>(c->padding()), c->stride_w(), c->stride_h(), c->dilation_w_factor(),
+              c->dilation_h_factor()};
+    if (const auto* d = op.builtin_options_as_DepthwiseConv2DOptions())
+      return {static_cast<P>(d->padding()), d->stride_w(),          d->stride_h(),
+              d->dilation_w_factor(),       d->dilation_h_factor(), d->depth_multiplier()};
+    if (const auto* p = op.builtin_options_as_Pool2DOptions())
+      return {static_cast<P>(p->padding()), p->stride_w(), p->stride_h(), p->filter_width(),
+              p->filter_height()};
+    return {};
   }
 
   static TfliteOpOptions ShapeOptions(const fb::Operator& op) {
