@@ -31,11 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     memplan::TfliteModel model = memplan::ParseTflite(bytes, "fuzz.tflite");
     PlanIfValid(model.graph, memplan::Accounting::kTflm);
     PlanIfValid(model.graph, memplan::Accounting::kIntermediatesOnly);
-    // A model with open input dimensions is resized too (shape propagation).
-    if (!memplan::TfliteOpenDimensions(model).empty()) {
-      memplan::BindTfliteOpenDimensions(model, {{"batch", 3}});
-      PlanIfValid(model.graph, memplan::Accounting::kTflm);
-    }
+    // Then resized (shape propagation): the open batch, or axis 0 of every input.
+    memplan::BindTfliteDimensions(model, {{"batch", 3}});
+    PlanIfValid(model.graph, memplan::Accounting::kTflm);
   } catch (const memplan::InputError&) {
   }
   return 0;

@@ -68,6 +68,30 @@ TEST(CliRunResize, Lfm2BatchTextReport) {
   EXPECT_NE(bad.err.find("frames"), std::string::npos) << bad.err;
 }
 
+// A .tflite model stored at batch 1 with no open dimension resizes its input's axis 0, as
+// TensorFlow Lite's ResizeInputTensor does.
+TEST(CliRunResize, StaticTfliteBatch) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model = (shared / "models" / "mobilenet_v1_0.25_224_float.tflite").string();
+  const auto r = RunMemplan("run " + testing::Quote(model) + " --resize batch=1,2 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["steps"].size(), 2u);
+  for (const auto& s : j["steps"]) {
+    EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
+    EXPECT_LE(s["arena_bytes"].get<std::uint64_t>(),
+              s["tflite_cpu_arena_bytes"].get<std::uint64_t>());
+  }
+  ASSERT_EQ(j["steps"][1]["shapes"].size(), 1u);
+  EXPECT_EQ(j["steps"][1]["shapes"].begin().value(), nlohmann::json::array({2, 224, 224, 3}));
+  EXPECT_GT(j["steps"][1]["arena_bytes"].get<std::uint64_t>(),
+            j["steps"][0]["arena_bytes"].get<std::uint64_t>());
+  // An axis no input has is a usage error naming it.
+  const auto bad = RunMemplan("run " + testing::Quote(model) + " --resize input:9=1,2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("input:9"), std::string::npos) << bad.err;
+}
+
 // GPT-2 from the zoo (480 ops, no model file) leaves its token count open.
 TEST(CliRunResize, ZooGpt2Tokens) {
   const auto r = RunMemplan("run zoo:gpt2 --resize tokens=8,24,8 --format json");

@@ -15,6 +15,7 @@
 #include "memplan/text.h"
 #include "memplan/tflite.h"
 #include "memplan/tflite_shapes.h"
+#include "memplan/vela.h"
 #include "memplan/zoo.h"
 #include "tools/commands.h"
 #include "tools/inspect_onnx.h"
@@ -61,6 +62,10 @@ struct Inspection {
   bool overlap_check_stopped = false;
   std::vector<std::string> warnings;      // --dim bindings that bound nothing
   std::vector<TfliteOpenDimension> open;  // -1s of the inputs' shape_signature
+  // A Vela-compiled model's scratch areas; `area_of` per planned tensor: the index of the
+  // area it belongs to (the scratch or a tensor inside it), or -1.
+  std::vector<VelaScratchArea> scratch_areas;
+  std::vector<std::ptrdiff_t> area_of;
 };
 
 const Tensor& At(const Graph& g, TensorRef r) {
@@ -68,8 +73,21 @@ const Tensor& At(const Graph& g, TensorRef r) {
       .tensors[static_cast<std::size_t>(r.tensor)];
 }
 
+// Which scratch area each planned tensor belongs to.
+void MarkScratchAreas(Inspection& in) {
+  in.area_of.assign(in.planned.size(), -1);
+  for (std::size_t i = 0; i < in.planned.size(); ++i)
+    for (std::size_t a = 0; a < in.scratch_areas.size(); ++a) {
+      const VelaScratchArea& area = in.scratch_areas[a];
+      if (in.planned[i].ref == area.scratch ||
+          std::find(area.inside.begin(), area.inside.end(), in.planned[i].ref) != area.inside.end())
+        in.area_of[i] = static_cast<std::ptrdiff_t>(a);
+    }
+}
+
 // Pairs of offline-placed buffers alive at the same time whose bytes overlap: TFLM keeps
-// them where the metadata says, so such a pair corrupts data at run time.
+// them where the metadata says, so such a pair corrupts data at run time. Tensors that live
+// inside one Vela scratch area overlap on purpose and are no such pair.
 void FindOverlaps(Inspection& in) {
   std::vector<std::size_t> fixed;
   for (std::size_t i = 0; i < in.planned.size(); ++i)
@@ -87,7 +105,10 @@ void FindOverlaps(Inspection& in) {
         in.overlap_check_stopped = true;
         return;
       }
-      if (a.first <= b.last && b.first <= a.last) in.overlaps.emplace_back(fixed[x], fixed[y]);
+      const bool one_area =
+          in.area_of[fixed[x]] >= 0 && in.area_of[fixed[x]] == in.area_of[fixed[y]];
+      if (a.first <= b.last && b.first <= a.last && !one_area)
+        in.overlaps.emplace_back(fixed[x], fixed[y]);
     }
   }
 }
@@ -111,16 +132,20 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
   in.model = input.starts_with("zoo:") ? BuiltInModel(input, load) : ReadTfliteFile(input, input);
   Graph& g = in.model.graph;
   in.open = TfliteOpenDimensions(in.model);
-  if (auto warnings = BindTfliteOpenDimensions(in.model, load.dims)) {
-    in.warnings = std::move(*warnings);
+  bool resized = false;
+  if (auto binding = BindTfliteDimensions(in.model, load.dims)) {
+    in.warnings = std::move(binding->warnings);
+    resized = binding->resized;
     for (std::string& w : ApplyShapeBindings(g, {}, load.shapes)) in.warnings.push_back(w);
   } else {
     in.warnings = ApplyShapeBindings(g, load.dims, load.shapes);
   }
+  // A resized model's tensors no longer fit the offsets chosen for the stored sizes.
+  if (resized) g.fixed_offsets.clear();
   for (const Subgraph& sg : g.subgraphs)
     for (const Operator& op : sg.ops) ++in.ops_by_type[op.type];
   const std::vector<TensorLifetime> lifetimes = TflmLifetimes(g);
-  const bool offline = in.model.offline_plan && in.model.offline_plan->problem.empty();
+  const bool offline = in.model.offline_plan && in.model.offline_plan->problem.empty() && !resized;
   Problem bound_problem;
   std::size_t flat = 0;
   for (std::size_t s = 0; s < g.subgraphs.size(); ++s) {
@@ -154,6 +179,8 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
     }
   }
   in.lower_bound = OffsetsLowerBound(bound_problem);
+  if (offline) in.scratch_areas = VelaScratchAreas(g);
+  MarkScratchAreas(in);
   FindOverlaps(in);
   return in;
 }
@@ -183,6 +210,19 @@ Json OfflinePlanJson(const Inspection& in) {
     overlaps.push_back({PlannedJson(in.planned[a]), PlannedJson(in.planned[b])});
   j["overlaps"] = std::move(overlaps);
   j["overlap_check_complete"] = !in.overlap_check_stopped;
+  Json areas = Json::array();
+  for (const VelaScratchArea& area : in.scratch_areas) {
+    Json inside = Json::array();
+    for (const TensorRef r : area.inside) inside.push_back(At(in.model.graph, r).name);
+    areas.push_back({{"subgraph", area.subgraph},
+                     {"op", area.op},
+                     {"scratch", At(in.model.graph, area.scratch).name},
+                     {"begin", area.begin},
+                     {"end", area.end},
+                     {"inside", std::move(inside)},
+                     {"text", VelaScratchText(in.model.graph, area)}});
+  }
+  j["scratch_areas"] = std::move(areas);
   return j;
 }
 
@@ -314,13 +354,17 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
   const auto fixed = std::count_if(in.planned.begin(), in.planned.end(),
                                    [](const Planned& p) { return p.offline_offset.has_value(); });
   out += fmt::format(", {} planned tensors fixed; ", fixed);
-  if (in.overlaps.empty() && !in.overlap_check_stopped) return out + "no overlaps\n";
+  // Vela's aliasing is said apart from the overlaps: it is no fault.
+  std::string areas;
+  for (const VelaScratchArea& area : in.scratch_areas)
+    areas += fmt::format("Vela: {}\n", VelaScratchText(g, area));
+  if (in.overlaps.empty() && !in.overlap_check_stopped) return out + "no overlaps\n" + areas;
   out += fmt::format("{}{} overlap{} of buffers alive at the same time:\n", in.overlaps.size(),
                      in.overlap_check_stopped ? "+" : "", in.overlaps.size() == 1 ? "" : "s");
   for (const auto& [a, b] : in.overlaps)
     out +=
         fmt::format("  {} overlaps {}\n", PlannedText(in.planned[a]), PlannedText(in.planned[b]));
-  return out;
+  return out + areas;
 }
 
 void RunInspect(const InspectOptions& o) {

@@ -11,6 +11,7 @@
 #include "tools/commands.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
+#include "tools/offline_check.h"
 #include "tools/plan_output.h"
 #include "tools/progress.h"
 #include "tools/texture_plan.h"
@@ -155,6 +156,7 @@ void RunPlan(const PlanOptions& o) {
     for (std::size_t i = 0; i < n; ++i) {
       const bool ok = each(i, [&] {
         Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], load), o.model);
+        RefuseUnsoundOfflinePlan(workload, batch.inputs[i]);
         if (workload.textures)
           throw UsageError(
               fmt::format("{}: --capacity asks for one arena of bytes; texture "
@@ -183,6 +185,7 @@ void RunPlan(const PlanOptions& o) {
       std::string t;
       const bool ok = each(i, [&] {
         Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], load), o.model);
+        RefuseUnsoundOfflinePlan(workload, batch.inputs[i]);
         if (workload.textures) {
           row = PlanTextures(o, keys, workload, batch.inputs[i], text.empty(), j, t);
           return;
