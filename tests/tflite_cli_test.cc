@@ -201,6 +201,8 @@ TEST(TfliteCli, VelaScratchAreaAliasingIsSaidNotReported) {
   EXPECT_EQ(j["offline_plan"]["scratch_areas"][0]["scratch"], "sg_scratch");
   EXPECT_EQ(j["offline_plan"]["scratch_areas"][0]["inside"],
             nlohmann::json::parse(R"(["sg_scratch_fast","input","output"])"));
+  // What lives inside the scratch area adds nothing to the bound: the scratch's 1024 B.
+  EXPECT_EQ(j["planned"]["lower_bound_bytes"], 1024);
   r = RunMemplan("inspect " + Quote(model));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("no overlaps\nVela: 'sg_scratch_fast' [0, 512)"), std::string::npos)
@@ -227,6 +229,9 @@ TEST(TfliteCli, OverlapsOutsideAScratchAreaAreFaults) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("does not fit the model"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+  r = RunMemplan("show " + Quote(other) + " --ascii");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not fit the model"), std::string::npos) << r.err;
   // An output that reaches past the scratch's end is not inside it: its overlaps count.
   const auto past = WriteFile(dir, "past.tflite", VelaLikeModel("ethos-u", 0, 1016));
   r = RunMemplan("verify " + Quote(past));

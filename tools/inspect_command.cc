@@ -146,6 +146,12 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
     for (const Operator& op : sg.ops) ++in.ops_by_type[op.type];
   const std::vector<TensorLifetime> lifetimes = TflmLifetimes(g);
   const bool offline = in.model.offline_plan && in.model.offline_plan->problem.empty() && !resized;
+  if (offline) in.scratch_areas = VelaScratchAreas(g);
+  const auto inside_scratch = [&](TensorRef r) {
+    return std::any_of(in.scratch_areas.begin(), in.scratch_areas.end(), [&](const auto& a) {
+      return std::find(a.inside.begin(), a.inside.end(), r) != a.inside.end();
+    });
+  };
   Problem bound_problem;
   std::size_t flat = 0;
   for (std::size_t s = 0; s < g.subgraphs.size(); ++s) {
@@ -173,13 +179,13 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
       if (offline && in.model.offline_plan->offsets[flat] >= 0)
         p.offline_offset = static_cast<Bytes>(in.model.offline_plan->offsets[flat]);
       in.planned_bytes += p.size;
-      // One step later keeps every overlap and makes TFLM's -1 a valid step.
-      bound_problem.records.push_back({p.size, p.first + 1, p.last + 1});
+      // One step later keeps every overlap and makes TFLM's -1 a valid step. A tensor inside
+      // a Vela scratch area takes the scratch's bytes, none of its own.
+      if (!inside_scratch(ref)) bound_problem.records.push_back({p.size, p.first + 1, p.last + 1});
       in.planned.push_back(std::move(p));
     }
   }
   in.lower_bound = OffsetsLowerBound(bound_problem);
-  if (offline) in.scratch_areas = VelaScratchAreas(g);
   MarkScratchAreas(in);
   FindOverlaps(in);
   return in;
