@@ -102,6 +102,13 @@ TEST(TfliteShapeRules, FullyConnectedKeepNumDims) {
             std::string::npos);
 }
 
+TEST(TfliteShapeRules, ArgMaxDropsTheAxis) {
+  EXPECT_EQ(Out("ARG_MAX", {}, {S({2, 65, 65, 21}), V({1}, {3})}), (Shape{2, 65, 65}));
+  EXPECT_EQ(Out("ARG_MIN", {}, {S({2, 7}), V({}, {-2})}), (Shape{7}));
+  EXPECT_NE(Refusal("ARG_MAX", {}, {S({2, 7}), V({1}, {2})}).find("axis"), std::string::npos);
+  EXPECT_NE(Refusal("ARG_MAX", {}, {S({2, 7}), S({1})}).find("axis"), std::string::npos);
+}
+
 TEST(TfliteShapeRules, ReshapeStretchesOneMinusOne) {
   TfliteOpOptions none;
   EXPECT_EQ(Out("RESHAPE", none, {S({4, 1, 1, 64}), V({2}, {-1, 64})}), (Shape{4, 64}));
