@@ -526,8 +526,28 @@ TEST(TfliteResizeCli, RunResizeInspectAndErrors) {
   ASSERT_EQ(ij["open_dimensions"].size(), 1u);
   EXPECT_EQ(ij["open_dimensions"][0]["name"], "input_1:0");
   EXPECT_TRUE(ij["batch_alias"].get<bool>());
+  ASSERT_GE(ij["input_dimensions"].size(), 2u);
+  EXPECT_TRUE(ij["input_dimensions"][0]["open"].get<bool>());
+  EXPECT_FALSE(ij["input_dimensions"][1]["open"].get<bool>());
   const auto plan = testing::RunMemplan("plan " + model + " --dim batch=4 --format json");
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
+}
+
+// A model with no open dimension lists its inputs' axes, which --dim resizes.
+TEST(TfliteResizeCli, InspectListsTheAxesOfAStaticModel) {
+  const auto dir = testing::TempDir();
+  const auto path = testing::WriteFile(dir, "fixed.tflite", TwoReluModel(false));
+  auto r = testing::RunMemplan("inspect " + testing::Quote(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("input dimensions (--dim NAME=N resizes them): input:0 (stored 1), "
+                       "input:1 (stored 4); --dim batch=N binds axis 0 of every input"),
+            std::string::npos)
+      << r.out;
+  r = testing::RunMemplan("inspect " + testing::Quote(path) + " --dim input:1=6 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["input_dimensions"][1]["stored"], 4);
+  EXPECT_EQ(j["planned"]["bytes"], 3 * 32);  // three [1,6] float tensors, 16-byte units
 }
 
 TEST(TfliteResizeCli, OpWithoutRuleExitsOne) {

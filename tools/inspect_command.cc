@@ -60,8 +60,9 @@ struct Inspection {
   Bytes planned_bytes = 0, lower_bound = 0;
   std::vector<std::pair<std::size_t, std::size_t>> overlaps;  // indices into `planned`
   bool overlap_check_stopped = false;
-  std::vector<std::string> warnings;      // --dim bindings that bound nothing
-  std::vector<TfliteOpenDimension> open;  // -1s of the inputs' shape_signature
+  std::vector<std::string> warnings;       // --dim bindings that bound nothing
+  std::vector<TfliteInputDimension> open;  // -1s of the inputs' shape_signature
+  std::vector<TfliteInputDimension> dims;  // every axis of the inputs, open or stored
   // A Vela-compiled model's scratch areas; `area_of` per planned tensor: the index of the
   // area it belongs to (the scratch or a tensor inside it), or -1.
   std::vector<VelaScratchArea> scratch_areas;
@@ -132,6 +133,7 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
   in.model = input.starts_with("zoo:") ? BuiltInModel(input, load) : ReadTfliteFile(input, input);
   Graph& g = in.model.graph;
   in.open = TfliteOpenDimensions(in.model);
+  in.dims = TfliteInputDimensions(in.model);
   bool resized = false;
   if (auto binding = BindTfliteDimensions(in.model, load.dims)) {
     in.warnings = std::move(binding->warnings);
@@ -276,13 +278,22 @@ Json InspectionJson(const std::string& input, const Inspection& in) {
   }
   j["unsized"] = std::move(unsized);
   Json open = Json::array();
-  for (const TfliteOpenDimension& d : in.open)
+  for (const TfliteInputDimension& d : in.open)
     open.push_back({{"name", d.name},
                     {"input", PrintableText(At(g, {0, d.tensor}).name)},
                     {"tensor", d.tensor},
                     {"axis", d.axis},
                     {"stored", d.stored}});
   j["open_dimensions"] = std::move(open);
+  Json dims = Json::array();
+  for (const TfliteInputDimension& d : in.dims)
+    dims.push_back({{"name", d.name},
+                    {"input", PrintableText(At(g, {0, d.tensor}).name)},
+                    {"tensor", d.tensor},
+                    {"axis", d.axis},
+                    {"stored", d.stored},
+                    {"open", d.open}});
+  j["input_dimensions"] = std::move(dims);
   j["batch_alias"] = TfliteHasBatchAlias(in.open);
   Json metadata = Json::array();
   for (const TfliteMetadata& m : in.model.metadata)
@@ -334,12 +345,20 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
                        r.tensor, At(g, r).why_unsized);
   if (!in.open.empty()) {
     out += "open dimensions (--dim NAME=N):";
-    for (const TfliteOpenDimension& d : in.open)
+    for (const TfliteInputDimension& d : in.open)
       out += fmt::format(" {} (stored {}),", d.name, d.stored);
     out.pop_back();
     out += TfliteHasBatchAlias(in.open)
                ? fmt::format("; --dim {}=N binds them all\n", kTfliteBatchAlias)
                : std::string("\n");
+  }
+  if (in.open.empty() && !in.dims.empty()) {
+    // Any input axis resizes, as TensorFlow Lite's ResizeInputTensor allows.
+    out += "input dimensions (--dim NAME=N resizes them):";
+    for (const TfliteInputDimension& d : in.dims)
+      out += fmt::format(" {} (stored {}),", d.name, d.stored);
+    out.pop_back();
+    out += fmt::format("; --dim {}=N binds axis 0 of every input\n", kTfliteBatchAlias);
   }
   for (const TfliteMetadata& m : in.model.metadata)
     out += fmt::format("metadata: '{}' (buffer {}, {} B)\n", m.name, m.buffer, m.bytes);

@@ -17,19 +17,24 @@ namespace memplan {
 // The alias that binds every open dimension at once when all of them are axis 0.
 inline constexpr std::string_view kTfliteBatchAlias = "batch";
 
-// One -1 in the shape_signature of a graph input of subgraph 0.
-struct TfliteOpenDimension {
+// One axis of a non-constant graph input of subgraph 0, which --dim binds by its name. It is
+// open when the input's shape_signature holds -1 there.
+struct TfliteInputDimension {
   std::string name;         // "INPUT_NAME:AXIS", e.g. "input_1:0" (printable text)
   std::int32_t tensor = 0;  // the input's tensor index in subgraph 0
   std::size_t axis = 0;
   std::int64_t stored = 0;  // the stored shape's size there (what is planned unbound)
+  bool open = false;
 };
 
-// The open dimensions of subgraph 0's inputs, input by input, axis by axis.
-std::vector<TfliteOpenDimension> TfliteOpenDimensions(const TfliteModel& model);
+// Every axis of subgraph 0's inputs, input by input, axis by axis.
+std::vector<TfliteInputDimension> TfliteInputDimensions(const TfliteModel& model);
+
+// The open ones among them.
+std::vector<TfliteInputDimension> TfliteOpenDimensions(const TfliteModel& model);
 
 // Whether `batch` names them: there is at least one, and every one is an axis 0.
-bool TfliteHasBatchAlias(const std::vector<TfliteOpenDimension>& open);
+bool TfliteHasBatchAlias(const std::vector<TfliteInputDimension>& open);
 
 // Gives subgraph 0's inputs the shapes listed (tensor index, shape) and recomputes every
 // tensor that an op of subgraph 0 writes, in op order, with the rules of

@@ -49,36 +49,11 @@ void SetShape(Tensor& t, Shape shape, const std::string& where) {
   t.likely_shape.clear();
 }
 
-// One axis of a non-constant input of subgraph 0, as a --dim names it.
-struct InputAxis {
-  std::string name;  // "INPUT_NAME:AXIS" (printable text)
-  std::int32_t tensor = 0;
-  std::size_t axis = 0;
-  bool open = false;  // -1 in the input's shape_signature
-};
-
-std::vector<InputAxis> InputAxes(const TfliteModel& model) {
-  std::vector<InputAxis> axes;
-  const Subgraph& sg = model.graph.subgraphs[0];
-  const auto& signatures = model.shape_signatures[0];
-  for (const std::int32_t t : sg.inputs) {
-    if (t < 0 || static_cast<std::size_t>(t) >= sg.tensors.size()) continue;
-    const Tensor& tensor = sg.tensors[static_cast<std::size_t>(t)];
-    if (tensor.is_constant) continue;
-    const auto& signature = signatures[static_cast<std::size_t>(t)];
-    const bool signed_shape = signature.size() == tensor.shape.size();
-    for (std::size_t axis = 0; axis < tensor.shape.size(); ++axis)
-      axes.push_back({PrintableText(fmt::format("{}:{}", tensor.name, axis)), t, axis,
-                      signed_shape && signature[axis] == -1});
-  }
-  return axes;
-}
-
 // What `batch` binds: the open dimensions when every one is an axis 0 (the signature says
 // which axes are the batch), else axis 0 of every input, as a user resizing a fixed model
 // means it.
-std::vector<std::size_t> BatchAxes(const std::vector<InputAxis>& axes,
-                                   const std::vector<TfliteOpenDimension>& open) {
+std::vector<std::size_t> BatchAxes(const std::vector<TfliteInputDimension>& axes,
+                                   const std::vector<TfliteInputDimension>& open) {
   const bool alias = TfliteHasBatchAlias(open);
   std::vector<std::size_t> batch;
   for (std::size_t k = 0; k < axes.size(); ++k)
@@ -97,12 +72,12 @@ bool StoresOpenSizes(const Graph& graph) {
 }
 
 // What a --dim may name, for the message when it names nothing.
-std::string NamesText(const std::vector<InputAxis>& axes,
-                      const std::vector<TfliteOpenDimension>& open) {
+std::string NamesText(const std::vector<TfliteInputDimension>& axes,
+                      const std::vector<TfliteInputDimension>& open) {
   std::vector<std::string> open_names;
-  for (const TfliteOpenDimension& d : open) open_names.push_back(d.name);
+  for (const TfliteInputDimension& d : open) open_names.push_back(d.name);
   std::vector<std::string> all;
-  for (const InputAxis& a : axes) all.push_back(a.name);
+  for (const TfliteInputDimension& a : axes) all.push_back(a.name);
   const std::string batch_text =
       TfliteHasBatchAlias(open) ? fmt::format("{} binds them all", kTfliteBatchAlias)
                                 : fmt::format("{} binds axis 0 of every input", kTfliteBatchAlias);
@@ -116,27 +91,34 @@ std::string NamesText(const std::vector<InputAxis>& axes,
 
 }  // namespace
 
-std::vector<TfliteOpenDimension> TfliteOpenDimensions(const TfliteModel& model) {
-  std::vector<TfliteOpenDimension> open;
-  if (model.graph.subgraphs.empty() || model.shape_signatures.empty()) return open;
+std::vector<TfliteInputDimension> TfliteInputDimensions(const TfliteModel& model) {
+  std::vector<TfliteInputDimension> dims;
+  if (model.graph.subgraphs.empty() || model.shape_signatures.empty()) return dims;
   const Subgraph& sg = model.graph.subgraphs[0];
+  const auto& signatures = model.shape_signatures[0];
   for (const std::int32_t t : sg.inputs) {
     if (t < 0 || static_cast<std::size_t>(t) >= sg.tensors.size()) continue;
     const Tensor& tensor = sg.tensors[static_cast<std::size_t>(t)];
-    const auto& signature = model.shape_signatures[0][static_cast<std::size_t>(t)];
+    if (tensor.is_constant) continue;
     // Only a signature of the stored rank describes the stored shape's dimensions.
-    if (signature.size() != tensor.shape.size() || tensor.is_constant) continue;
-    for (std::size_t axis = 0; axis < signature.size(); ++axis)
-      if (signature[axis] == -1)
-        open.push_back(
-            {PrintableText(fmt::format("{}:{}", tensor.name, axis)), t, axis, tensor.shape[axis]});
+    const auto& signature = signatures[static_cast<std::size_t>(t)];
+    const bool signed_shape = signature.size() == tensor.shape.size();
+    for (std::size_t axis = 0; axis < tensor.shape.size(); ++axis)
+      dims.push_back({PrintableText(fmt::format("{}:{}", tensor.name, axis)), t, axis,
+                      tensor.shape[axis], signed_shape && signature[axis] == -1});
   }
+  return dims;
+}
+
+std::vector<TfliteInputDimension> TfliteOpenDimensions(const TfliteModel& model) {
+  std::vector<TfliteInputDimension> open = TfliteInputDimensions(model);
+  std::erase_if(open, [](const TfliteInputDimension& d) { return !d.open; });
   return open;
 }
 
-bool TfliteHasBatchAlias(const std::vector<TfliteOpenDimension>& open) {
+bool TfliteHasBatchAlias(const std::vector<TfliteInputDimension>& open) {
   return !open.empty() && std::all_of(open.begin(), open.end(),
-                                      [](const TfliteOpenDimension& d) { return d.axis == 0; });
+                                      [](const TfliteInputDimension& d) { return d.axis == 0; });
 }
 
 void PropagateTfliteShapes(
@@ -201,9 +183,9 @@ void PropagateTfliteShapes(
 std::optional<TfliteBinding> BindTfliteDimensions(
     TfliteModel& model, const std::vector<std::pair<std::string, std::int64_t>>& dims) {
   if (model.graph.subgraphs.empty() || model.shape_signatures.empty()) return std::nullopt;
-  const std::vector<TfliteOpenDimension> open = TfliteOpenDimensions(model);
+  const std::vector<TfliteInputDimension> open = TfliteOpenDimensions(model);
   if (open.empty() && StoresOpenSizes(model.graph)) return std::nullopt;
-  const std::vector<InputAxis> axes = InputAxes(model);
+  const std::vector<TfliteInputDimension> axes = TfliteInputDimensions(model);
   const std::vector<std::size_t> batch = BatchAxes(axes, open);
   std::vector<std::optional<std::int64_t>> bound(axes.size());
   TfliteBinding binding;
@@ -232,7 +214,7 @@ std::optional<TfliteBinding> BindTfliteDimensions(
   const Subgraph& sg = model.graph.subgraphs[0];
   for (std::size_t k = 0; k < axes.size(); ++k) {
     if (!bound[k]) continue;
-    const InputAxis& a = axes[k];
+    const TfliteInputDimension& a = axes[k];
     const Shape& stored = sg.tensors[static_cast<std::size_t>(a.tensor)].shape;
     open_bound = open_bound || a.open;
     changed = changed || *bound[k] != stored[a.axis];
