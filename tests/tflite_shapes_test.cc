@@ -294,6 +294,20 @@ TEST(TfliteResize, BatchIsAxisZeroOfEveryInputOfAFixedModel) {
     EXPECT_EQ(model.graph.subgraphs[0].tensors[t].shape, (Shape{3, 4})) << t;
     EXPECT_EQ(model.graph.subgraphs[0].tensors[t].bytes, 48u) << t;
   }
+  // An axis 0 stored at another size than 1 is no batch: `batch` leaves it, INPUT:0 binds it.
+  testing::GraphBuilder b;
+  const auto frames = b.Typed("frames", DataType::kFloat32, {335, 80});
+  const auto y = b.Typed("y", DataType::kFloat32, {335, 80});
+  b.Inputs({frames}).Outputs({y}).Op("RELU", {frames}, {y});
+  TfliteModel seq = ParseTflite(WriteTflite(b.Build()), "frames.tflite");
+  const auto kept = BindTfliteDimensions(seq, {{"batch", 1}});
+  ASSERT_TRUE(kept.has_value());
+  ASSERT_EQ(kept->warnings.size(), 1u);
+  EXPECT_NE(kept->warnings.front().find("--dim batch=1 binds nothing"), std::string::npos);
+  EXPECT_FALSE(kept->resized);
+  const auto frames_bound = BindTfliteDimensions(seq, {{"frames:0", 100}});
+  ASSERT_TRUE(frames_bound.has_value());
+  EXPECT_EQ(seq.graph.subgraphs[0].tensors[1].shape, (Shape{100, 80}));
   // The stored sizes bound to themselves change nothing and propagate nothing.
   TfliteModel same = ParseTflite(TwoReluModel(false), "fixed.tflite");
   const auto unchanged = BindTfliteDimensions(same, {{"batch", 1}, {"input:1", 4}});
@@ -304,7 +318,7 @@ TEST(TfliteResize, BatchIsAxisZeroOfEveryInputOfAFixedModel) {
   ASSERT_TRUE(none.has_value());
   ASSERT_EQ(none->warnings.size(), 1u);
   EXPECT_NE(none->warnings.front().find("it has no open dimension; its inputs' dimensions are "
-                                        "input:0, input:1 (batch binds axis 0 of every input)"),
+                                        "input:0, input:1 (batch binds every axis 0 stored as 1)"),
             std::string::npos)
       << none->warnings.front();
 }
@@ -540,7 +554,7 @@ TEST(TfliteResizeCli, InspectListsTheAxesOfAStaticModel) {
   auto r = testing::RunMemplan("inspect " + testing::Quote(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("input dimensions (--dim NAME=N resizes them): input:0 (stored 1), "
-                       "input:1 (stored 4); --dim batch=N binds axis 0 of every input"),
+                       "input:1 (stored 4); --dim batch=N binds every axis 0 stored as 1"),
             std::string::npos)
       << r.out;
   r = testing::RunMemplan("inspect " + testing::Quote(path) + " --dim input:1=6 --format json");

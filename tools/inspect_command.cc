@@ -358,7 +358,7 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
     for (const TfliteInputDimension& d : in.dims)
       out += fmt::format(" {} (stored {}),", d.name, d.stored);
     out.pop_back();
-    out += fmt::format("; --dim {}=N binds axis 0 of every input\n", kTfliteBatchAlias);
+    out += fmt::format("; --dim {}=N binds every axis 0 stored as 1\n", kTfliteBatchAlias);
   }
   for (const TfliteMetadata& m : in.model.metadata)
     out += fmt::format("metadata: '{}' (buffer {}, {} B)\n", m.name, m.buffer, m.bytes);

@@ -59,10 +59,10 @@ struct TfliteBinding {
 // TensorFlow Lite's ResizeInputTensor then AllocateTensors do. A name is an open dimension's
 // (INPUT:AXIS), any other axis of a non-constant input by the same INPUT:AXIS name (a size
 // the file stores fixed), or `batch`: the open dimensions when all of them are axis 0, else
-// axis 0 of every non-constant input. nullopt for a model whose stored shapes hold a -1 and
-// whose inputs have no open dimension (the caller binds the dims as for any model). Nothing
-// is propagated when no dim binds anything, nor when only stored sizes are bound to
-// themselves.
+// every axis 0 of an input that is open or stored as 1. nullopt for a model whose stored
+// shapes hold a -1 and whose inputs have no open dimension (the caller binds the dims as for
+// any model). Nothing is propagated when no dim binds anything, nor when only stored sizes
+// are bound to themselves.
 std::optional<TfliteBinding> BindTfliteDimensions(
     TfliteModel& model, const std::vector<std::pair<std::string, std::int64_t>>& dims);
 

@@ -50,14 +50,15 @@ void SetShape(Tensor& t, Shape shape, const std::string& where) {
 }
 
 // What `batch` binds: the open dimensions when every one is an axis 0 (the signature says
-// which axes are the batch), else axis 0 of every input, as a user resizing a fixed model
-// means it.
+// which axes are the batch), else every axis 0 that is open or stored as 1: converters store a
+// batch of one, and an axis 0 of another size (a model's frames) is no batch, so a folder
+// planned with --dim batch=1 keeps such a model as stored.
 std::vector<std::size_t> BatchAxes(const std::vector<TfliteInputDimension>& axes,
                                    const std::vector<TfliteInputDimension>& open) {
   const bool alias = TfliteHasBatchAlias(open);
   std::vector<std::size_t> batch;
   for (std::size_t k = 0; k < axes.size(); ++k)
-    if (axes[k].axis == 0 && (!alias || axes[k].open)) batch.push_back(k);
+    if (axes[k].axis == 0 && (axes[k].open || (!alias && axes[k].stored == 1))) batch.push_back(k);
   return batch;
 }
 
@@ -79,8 +80,9 @@ std::string NamesText(const std::vector<TfliteInputDimension>& axes,
   std::vector<std::string> all;
   for (const TfliteInputDimension& a : axes) all.push_back(a.name);
   const std::string batch_text =
-      TfliteHasBatchAlias(open) ? fmt::format("{} binds them all", kTfliteBatchAlias)
-                                : fmt::format("{} binds axis 0 of every input", kTfliteBatchAlias);
+      TfliteHasBatchAlias(open)
+          ? fmt::format("{} binds them all", kTfliteBatchAlias)
+          : fmt::format("{} binds every axis 0 stored as 1", kTfliteBatchAlias);
   if (all.empty()) return "its subgraph 0 has no input with a dimension";
   if (open.empty())
     return fmt::format("it has no open dimension; its inputs' dimensions are {} ({})",
