@@ -1,5 +1,5 @@
 // libFuzzer target: any bytes through the .tflite reader, both accountings and two
-// strategies, and shape propagation at batch 3 where inputs have open dimensions. Only
+// strategies, Vela's scratch areas, and shape propagation at batch 3. Only
 // InputError may come out; anything else (a crash, a sanitizer report, another exception)
 // is a bug.
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include "memplan/offsets.h"
 #include "memplan/tflite.h"
 #include "memplan/tflite_shapes.h"
+#include "memplan/vela.h"
 
 namespace {
 
@@ -31,11 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     memplan::TfliteModel model = memplan::ParseTflite(bytes, "fuzz.tflite");
     PlanIfValid(model.graph, memplan::Accounting::kTflm);
     PlanIfValid(model.graph, memplan::Accounting::kIntermediatesOnly);
-    // A model with open input dimensions is resized too (shape propagation).
-    if (!memplan::TfliteOpenDimensions(model).empty()) {
-      memplan::BindTfliteOpenDimensions(model, {{"batch", 3}});
-      PlanIfValid(model.graph, memplan::Accounting::kTflm);
-    }
+    for (const memplan::VelaScratchArea& area : memplan::VelaScratchAreas(model.graph))
+      memplan::VelaScratchText(model.graph, area);
+    // Then resized (shape propagation): the open batch, or axis 0 of every input.
+    memplan::BindTfliteDimensions(model, {{"batch", 3}});
+    PlanIfValid(model.graph, memplan::Accounting::kTflm);
   } catch (const memplan::InputError&) {
   }
   return 0;

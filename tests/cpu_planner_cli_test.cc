@@ -68,6 +68,58 @@ TEST(CliRunResize, Lfm2BatchTextReport) {
   EXPECT_NE(bad.err.find("frames"), std::string::npos) << bad.err;
 }
 
+// A .tflite model stored at batch 1 with no open dimension resizes its input's axis 0, as
+// TensorFlow Lite's ResizeInputTensor does.
+TEST(CliRunResize, StaticTfliteBatch) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model = (shared / "models" / "mobilenet_v1_0.25_224_float.tflite").string();
+  const auto r = RunMemplan("run " + testing::Quote(model) + " --resize batch=1,2 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["steps"].size(), 2u);
+  for (const auto& s : j["steps"]) {
+    EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
+    EXPECT_LE(s["arena_bytes"].get<std::uint64_t>(),
+              s["tflite_cpu_arena_bytes"].get<std::uint64_t>());
+  }
+  ASSERT_EQ(j["steps"][1]["shapes"].size(), 1u);
+  EXPECT_EQ(j["steps"][1]["shapes"].begin().value(), nlohmann::json::array({2, 224, 224, 3}));
+  EXPECT_GT(j["steps"][1]["arena_bytes"].get<std::uint64_t>(),
+            j["steps"][0]["arena_bytes"].get<std::uint64_t>());
+  // An axis no input has is a usage error naming it.
+  const auto bad = RunMemplan("run " + testing::Quote(model) + " --resize input:9=1,2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("input:9"), std::string::npos) << bad.err;
+}
+
+// plan --resize: the one model at each size, as a batch (one entry per step).
+TEST(CliPlanResize, StaticTfliteBatchPlansEachSize) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model = (shared / "models" / "mobilenet_v1_0.25_224_float.tflite").string();
+  const auto r = RunMemplan("plan " + testing::Quote(model) +
+                            " --resize batch=1,2,4 --strategy offsets/best --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 3u);
+  // Every activation grows with the batch; so do the best plan and the lower bound.
+  const std::uint64_t one = j[0]["best"]["bytes"];
+  EXPECT_EQ(j[1]["best"]["bytes"].get<std::uint64_t>(), 2 * one);
+  EXPECT_EQ(j[2]["best"]["bytes"].get<std::uint64_t>(), 4 * one);
+  EXPECT_NE(j[1]["input"].get<std::string>().find("batch=2"), std::string::npos) << j[1]["input"];
+  // One model only, and no --out for several plans.
+  EXPECT_EQ(RunMemplan("plan " + testing::Quote(model) + " " + testing::Quote(model) +
+                       " --resize batch=1,2")
+                .exit_code,
+            2);
+  EXPECT_EQ(
+      RunMemplan("plan " + testing::Quote(model) + " --resize batch=1,2 --out x.json").exit_code,
+      2);
+  const auto bad = RunMemplan("plan " + testing::Quote(model) + " --resize seq=1,2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--resize seq"), std::string::npos) << bad.err;
+}
+
 // GPT-2 from the zoo (480 ops, no model file) leaves its token count open.
 TEST(CliRunResize, ZooGpt2Tokens) {
   const auto r = RunMemplan("run zoo:gpt2 --resize tokens=8,24,8 --format json");

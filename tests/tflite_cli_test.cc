@@ -1,10 +1,14 @@
 // `memplan plan` and `memplan inspect` on .tflite files, as a user runs them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <random>
 
+#include "memplan/error.h"
 #include "memplan/records_io.h"
 #include "memplan/tflite.h"
+#include "memplan/vela.h"
 #include "memplan_tflite_generated.h"
 #include "tests/graph_builder.h"
 #include "tests/test_support.h"
@@ -147,14 +151,128 @@ TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {
   r = RunMemplan("inspect " + Quote(model));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 overlap of buffers alive at the same time"), std::string::npos) << r.out;
-  // Planning keeps the offline offsets, as TFLM does, and places the rest around them.
+  // Every plan keeps the offline offsets, as TFLM does: with the overlap, no plan is valid.
   r = RunMemplan("plan " + Quote(model) + " --format json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_GE(nlohmann::json::parse(r.out)["best"]["bytes"], 2048);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not fit the model"), std::string::npos) << r.err;
   const auto clean = WriteFile(dir, "chain.tflite", WriteTflite(ConvReluAddChain()));
   r = RunMemplan("inspect " + Quote(clean) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["offline_plan"].is_null());
+}
+
+// A model as Vela writes it (docs/tflm.md, "Vela-compiled models"): one ethos-u custom op
+// reading [command stream, weights, scratch, fast scratch, input] and writing the output;
+// the offline plan puts the scratch, the fast scratch, the input and the output at
+// `input_at`/`output_at` inside the scratch's 1024 bytes, on purpose.
+std::string VelaLikeModel(const std::string& op = "ethos-u", std::int32_t input_at = 0,
+                          std::int32_t output_at = 0) {
+  GraphBuilder b;
+  const auto in = b.Typed("input", DataType::kInt8, {1, 8, 8, 3});  // 192 B
+  const auto cms = b.Typed("sg_command_stream", DataType::kUInt8, {64});
+  b.Last().is_constant = true;
+  const auto flash = b.Typed("sg_flash", DataType::kUInt8, {256});
+  b.Last().is_constant = true;
+  const auto scratch = b.Typed("sg_scratch", DataType::kUInt8, {1024});
+  const auto fast = b.Typed("sg_scratch_fast", DataType::kUInt8, {512});
+  const auto out = b.Typed("output", DataType::kInt8, {1, 10});
+  b.Inputs({in}).Outputs({out}).Op(op, {cms, flash, scratch, fast, in}, {out});
+  TfliteWriteOptions w;
+  w.offline_offsets = std::vector<std::int32_t>{input_at, -1, -1, 0, 0, output_at};
+  return WriteTflite(b.Build(), w);
+}
+
+TEST(TfliteCli, VelaScratchAreaAliasingIsSaidNotReported) {
+  const auto dir = testing::TempDir();
+  const auto model = WriteFile(dir, "vela.tflite", VelaLikeModel());
+  // verify: the offline plan fits; the tensors inside the scratch area are said.
+  auto r = RunMemplan("verify " + Quote(model));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("'sg_scratch_fast' [0, 512), 'input' [0, 192), 'output' [0, 10) live "
+                       "inside the scratch area 'sg_scratch' [0, 1024) of ethos-u op 0 "
+                       "(subgraph 0), where Vela placed them on purpose: the NPU addresses "
+                       "them inside it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("OK: the offline plan fits"), std::string::npos) << r.out;
+  // inspect: no overlap, the scratch area and what lives inside it.
+  r = RunMemplan("inspect " + Quote(model) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["offline_plan"]["overlaps"].empty()) << j["offline_plan"].dump();
+  ASSERT_EQ(j["offline_plan"]["scratch_areas"].size(), 1u);
+  EXPECT_EQ(j["offline_plan"]["scratch_areas"][0]["scratch"], "sg_scratch");
+  EXPECT_EQ(j["offline_plan"]["scratch_areas"][0]["inside"],
+            nlohmann::json::parse(R"(["sg_scratch_fast","input","output"])"));
+  // What lives inside the scratch area adds nothing to the bound: the scratch's 1024 B.
+  EXPECT_EQ(j["planned"]["lower_bound_bytes"], 1024);
+  r = RunMemplan("inspect " + Quote(model));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("no overlaps\nVela: 'sg_scratch_fast' [0, 512)"), std::string::npos)
+      << r.out;
+  // plan: the arena is the scratch area, and the note says why the tensors share it.
+  r = RunMemplan("plan " + Quote(model) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["best"]["bytes"], 1024);
+  ASSERT_TRUE(j.contains("notes")) << r.out;
+  EXPECT_NE(j["notes"].dump().find("live inside the scratch area 'sg_scratch'"), std::string::npos);
+  // run: with the offline plan, the ethos-u stand-in reads its inputs before it writes the
+  // scratch and the output over them, as the NPU does; the arena holds the scratch area.
+  r = RunMemplan("run " + Quote(model) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["outputs_match_naive"].get<bool>());
+  EXPECT_EQ(j["offline_buffers"], 4);
+}
+
+TEST(TfliteCli, OverlapsOutsideAScratchAreaAreFaults) {
+  const auto dir = testing::TempDir();
+  // The same offsets without an ethos-u op: six overlaps of tensors alive together.
+  const auto other = WriteFile(dir, "other.tflite", VelaLikeModel("OtherNpuOp"));
+  auto r = RunMemplan("verify " + Quote(other));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("6 violations"), std::string::npos) << r.err;
+  // No plan that verify rejects is printed or written.
+  const auto out = dir / "plan.json";
+  r = RunMemplan("plan " + Quote(other) + " --out " + Quote(out));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not fit the model"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = RunMemplan("show " + Quote(other) + " --ascii");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not fit the model"), std::string::npos) << r.err;
+  // An output that reaches past the scratch's end is not inside it: its overlaps count.
+  const auto past = WriteFile(dir, "past.tflite", VelaLikeModel("ethos-u", 0, 1016));
+  r = RunMemplan("verify " + Quote(past));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("'output'"), std::string::npos) << r.out;
+  r = RunMemplan("inspect " + Quote(past) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["offline_plan"]["overlaps"].size(), 1u) << r.out;
+}
+
+// Corrupt bytes in a Vela-like model: reading it and finding its scratch areas either works
+// or is an InputError, never a crash; each area found lies where the plan puts its scratch.
+TEST(TfliteCli, CorruptedVelaModelsFailCleanly) {
+  const std::string original = VelaLikeModel();
+  std::mt19937_64 rng(29);
+  std::size_t found = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::string bytes = original;
+    for (int k = 0; k < 1 + trial % 3; ++k)
+      bytes[rng() % bytes.size()] = static_cast<char>(rng() % 256);
+    try {
+      const TfliteModel model = ParseTflite(bytes, "corrupt.tflite");
+      for (const VelaScratchArea& area : VelaScratchAreas(model.graph)) {
+        EXPECT_FALSE(VelaScratchText(model.graph, area).empty());
+        EXPECT_LE(area.begin, area.end);
+        ++found;
+      }
+    } catch (const InputError&) {
+    }
+  }
+  EXPECT_GT(found, 0u);  // most corruptions leave the op and its plan readable
 }
 
 TEST(TfliteCli, SharedModelsPlanWithTheirBindings) {

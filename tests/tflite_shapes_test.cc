@@ -102,6 +102,13 @@ TEST(TfliteShapeRules, FullyConnectedKeepNumDims) {
             std::string::npos);
 }
 
+TEST(TfliteShapeRules, ArgMaxDropsTheAxis) {
+  EXPECT_EQ(Out("ARG_MAX", {}, {S({2, 65, 65, 21}), V({1}, {3})}), (Shape{2, 65, 65}));
+  EXPECT_EQ(Out("ARG_MIN", {}, {S({2, 7}), V({}, {-2})}), (Shape{7}));
+  EXPECT_NE(Refusal("ARG_MAX", {}, {S({2, 7}), V({1}, {2})}).find("axis"), std::string::npos);
+  EXPECT_NE(Refusal("ARG_MAX", {}, {S({2, 7}), S({1})}).find("axis"), std::string::npos);
+}
+
 TEST(TfliteShapeRules, ReshapeStretchesOneMinusOne) {
   TfliteOpOptions none;
   EXPECT_EQ(Out("RESHAPE", none, {S({4, 1, 1, 64}), V({2}, {-1, 64})}), (Shape{4, 64}));
@@ -226,9 +233,10 @@ TEST(TfliteOpenDimensions, NamedByInputAndAxisWithABatchAlias) {
   EXPECT_EQ(open[0].name, "input:0");
   EXPECT_EQ(open[0].stored, 1);
   EXPECT_TRUE(TfliteHasBatchAlias(open));
-  const auto warnings = BindTfliteOpenDimensions(model, {{"input:0", 3}});
-  ASSERT_TRUE(warnings.has_value());
-  EXPECT_TRUE(warnings->empty());
+  const auto binding = BindTfliteDimensions(model, {{"input:0", 3}});
+  ASSERT_TRUE(binding.has_value());
+  EXPECT_TRUE(binding->warnings.empty());
+  EXPECT_TRUE(binding->resized);
   const Subgraph& sg = model.graph.subgraphs[0];
   EXPECT_EQ(sg.tensors[2].shape, (Shape{3, 4}));
   EXPECT_EQ(sg.tensors[3].bytes, 48u);
@@ -237,25 +245,103 @@ TEST(TfliteOpenDimensions, NamedByInputAndAxisWithABatchAlias) {
 
 TEST(TfliteOpenDimensions, UnknownNamesWarnAndBindNothing) {
   TfliteModel model = ParseTflite(OpenBatchModel(), "open.tflite");
-  const auto warnings = BindTfliteOpenDimensions(model, {{"seq", 3}});
-  ASSERT_TRUE(warnings.has_value());
-  ASSERT_EQ(warnings->size(), 1u);
-  EXPECT_NE(warnings->front().find("its open dimensions are input:0 (batch binds them all)"),
+  const auto binding = BindTfliteDimensions(model, {{"seq", 3}});
+  ASSERT_TRUE(binding.has_value());
+  ASSERT_EQ(binding->warnings.size(), 1u);
+  EXPECT_NE(binding->warnings.front().find(
+                "its open dimensions are input:0 (batch binds them all); its inputs' dimensions "
+                "are input:0, input:1"),
             std::string::npos)
-      << warnings->front();
+      << binding->warnings.front();
+  EXPECT_FALSE(binding->resized);
   EXPECT_EQ(model.graph.subgraphs[0].tensors[3].shape, (Shape{1, 4}));
-  // A model without open dimensions leaves --dim to the usual bindings.
+}
+
+// input [1,4] -> RELU -> mid -> RELU -> out; shape_signature [-1,4] with `open_batch`,
+// none without.
+std::string TwoReluModel(bool open_batch) {
   testing::GraphBuilder b;
-  const auto x = b.Typed("x", DataType::kFloat32, {1, 4});
-  b.Inputs({x}).Outputs({x});
-  TfliteModel fixed = ParseTflite(WriteTflite(b.Build()), "fixed.tflite");
-  EXPECT_FALSE(BindTfliteOpenDimensions(fixed, {{"batch", 2}}).has_value());
+  const auto in = b.Typed("input", DataType::kFloat32, {1, 4});
+  const auto mid = b.Typed("mid", DataType::kFloat32, {1, 4});
+  const auto out = b.Typed("out", DataType::kFloat32, {1, 4});
+  b.Inputs({in}).Outputs({out}).Op("RELU", {in}, {mid}).Op("RELU", {mid}, {out});
+  TfliteWriteOptions options;
+  options.dynamic_batch_signature = open_batch;
+  return WriteTflite(b.Build(), options);
+}
+
+// As TensorFlow Lite's ResizeInputTensor: any axis of an input, not only the open ones.
+TEST(TfliteResize, AStoredFixedDimensionResizesByInputAndAxis) {
+  TfliteModel model = ParseTflite(TwoReluModel(true), "open.tflite");
+  // input:1 is fixed (4) in the signature: the signature's fixed sizes no longer hold, its
+  // rank still does.
+  const auto binding = BindTfliteDimensions(model, {{"batch", 2}, {"input:1", 6}});
+  ASSERT_TRUE(binding.has_value());
+  EXPECT_TRUE(binding->warnings.empty());
+  EXPECT_TRUE(binding->resized);
+  EXPECT_EQ(model.graph.subgraphs[0].tensors[1].shape, (Shape{2, 6}));
+  EXPECT_EQ(model.graph.subgraphs[0].tensors[2].bytes, 48u);
+}
+
+TEST(TfliteResize, BatchIsAxisZeroOfEveryInputOfAFixedModel) {
+  TfliteModel model = ParseTflite(TwoReluModel(false), "fixed.tflite");
+  EXPECT_TRUE(TfliteOpenDimensions(model).empty());
+  const auto binding = BindTfliteDimensions(model, {{"batch", 3}});
+  ASSERT_TRUE(binding.has_value());
+  EXPECT_TRUE(binding->warnings.empty());
+  EXPECT_TRUE(binding->resized);
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(model.graph.subgraphs[0].tensors[t].shape, (Shape{3, 4})) << t;
+    EXPECT_EQ(model.graph.subgraphs[0].tensors[t].bytes, 48u) << t;
+  }
+  // An axis 0 stored at another size than 1 is no batch: `batch` leaves it, INPUT:0 binds it.
+  testing::GraphBuilder b;
+  const auto frames = b.Typed("frames", DataType::kFloat32, {335, 80});
+  const auto y = b.Typed("y", DataType::kFloat32, {335, 80});
+  b.Inputs({frames}).Outputs({y}).Op("RELU", {frames}, {y});
+  TfliteModel seq = ParseTflite(WriteTflite(b.Build()), "frames.tflite");
+  const auto kept = BindTfliteDimensions(seq, {{"batch", 1}});
+  ASSERT_TRUE(kept.has_value());
+  ASSERT_EQ(kept->warnings.size(), 1u);
+  EXPECT_NE(kept->warnings.front().find("--dim batch=1 binds nothing"), std::string::npos);
+  EXPECT_FALSE(kept->resized);
+  const auto frames_bound = BindTfliteDimensions(seq, {{"frames:0", 100}});
+  ASSERT_TRUE(frames_bound.has_value());
+  EXPECT_EQ(seq.graph.subgraphs[0].tensors[1].shape, (Shape{100, 80}));
+  // The stored sizes bound to themselves change nothing and propagate nothing.
+  TfliteModel same = ParseTflite(TwoReluModel(false), "fixed.tflite");
+  const auto unchanged = BindTfliteDimensions(same, {{"batch", 1}, {"input:1", 4}});
+  ASSERT_TRUE(unchanged.has_value());
+  EXPECT_FALSE(unchanged->resized);
+  // A name that is no input axis says what the inputs' axes are.
+  const auto none = BindTfliteDimensions(same, {{"input:2", 3}});
+  ASSERT_TRUE(none.has_value());
+  ASSERT_EQ(none->warnings.size(), 1u);
+  EXPECT_NE(none->warnings.front().find("it has no open dimension; its inputs' dimensions are "
+                                        "input:0, input:1 (batch binds every axis 0 stored as 1)"),
+            std::string::npos)
+      << none->warnings.front();
+}
+
+TEST(TfliteResize, AnOpWithoutRuleOnAFixedModelIsNamed) {
+  testing::GraphBuilder b;
+  const auto in = b.Typed("input", DataType::kFloat32, {1, 4});
+  const auto out = b.Typed("out", DataType::kFloat32, {1, 4});
+  b.Inputs({in}).Outputs({out}).Op("MyCustomOp", {in}, {out});
+  TfliteModel model = ParseTflite(WriteTflite(b.Build()), "custom.tflite");
+  const std::string message = testing::ErrorMessage<InputError>([&] {
+    BindTfliteDimensions(model, {{"batch", 2}});
+  });
+  EXPECT_NE(message.find("custom.tflite: cannot resize: op 0 (MyCustomOp), output tensor 1 "
+                         "'out': memplan has no shape rule for this operator"),
+            std::string::npos)
+      << message;
 }
 
 TEST(TfliteOpenDimensions, OpWithoutRuleStopsTheResize) {
   TfliteModel model = ParseTflite(OpenBatchModel("MyCustomOp"), "custom.tflite");
   const std::string message = testing::ErrorMessage<InputError>([&] {
-    BindTfliteOpenDimensions(model, {{"batch", 2}});
+    BindTfliteDimensions(model, {{"batch", 2}});
   });
   EXPECT_NE(message.find("custom.tflite: cannot resize: op 1 (MyCustomOp), output tensor 3 "
                          "'out': memplan has no shape rule"),
@@ -275,7 +361,7 @@ TEST(TfliteOpenDimensions, ARuleThatContradictsTheSignatureStops) {
       ->Mutate(1, 5);
   TfliteModel model = ParseTflite(bytes, "bad.tflite");
   const std::string message = testing::ErrorMessage<InputError>([&] {
-    BindTfliteOpenDimensions(model, {{"batch", 2}});
+    BindTfliteDimensions(model, {{"batch", 2}});
   });
   EXPECT_NE(message.find("'mid': the rule gives shape [2,4], which contradicts its "
                          "shape_signature [-1,5]"),
@@ -313,7 +399,7 @@ TEST(TfliteSharedModels, BatchOnePlansAsTodayBatchFourIsFourTimes) {
     // Batch 4: every tensor open in its signature is 4x, every other one unchanged, and
     // every shape agrees with its signature.
     TfliteModel four = stored;
-    ASSERT_TRUE(BindTfliteOpenDimensions(four, {{"batch", 4}}).has_value());
+    ASSERT_TRUE(BindTfliteDimensions(four, {{"batch", 4}}).has_value());
     const Subgraph& before = stored.graph.subgraphs[0];
     const Subgraph& after = four.graph.subgraphs[0];
     std::size_t grown = 0;
@@ -337,6 +423,47 @@ TEST(TfliteSharedModels, BatchOnePlansAsTodayBatchFourIsFourTimes) {
   }
 }
 
+// MobileNet v1 is stored at batch 1 with no open dimension; batch 2 doubles every activation
+// and leaves every constant as it is.
+TEST(TfliteSharedModels, StaticMobilenetAtBatchTwoIsTwiceTheActivations) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string path = (shared / "models" / "mobilenet_v1_0.25_224_float.tflite").string();
+  const TfliteModel stored = ReadTfliteFile(path);
+  ASSERT_TRUE(TfliteOpenDimensions(stored).empty());
+  TfliteModel two = stored;
+  const auto binding = BindTfliteDimensions(two, {{"batch", 2}});
+  ASSERT_TRUE(binding.has_value());
+  EXPECT_TRUE(binding->warnings.empty());
+  EXPECT_TRUE(binding->resized);
+  const Subgraph& before = stored.graph.subgraphs[0];
+  const Subgraph& after = two.graph.subgraphs[0];
+  std::size_t activations = 0;
+  for (std::size_t t = 0; t < before.tensors.size(); ++t) {
+    ASSERT_TRUE(before.tensors[t].bytes && after.tensors[t].bytes) << t;
+    if (before.tensors[t].is_constant) {
+      EXPECT_EQ(*after.tensors[t].bytes, *before.tensors[t].bytes) << before.tensors[t].name;
+      continue;
+    }
+    ++activations;
+    EXPECT_EQ(*after.tensors[t].bytes, 2 * *before.tensors[t].bytes) << before.tensors[t].name;
+    EXPECT_EQ(after.tensors[t].shape[0], 2) << before.tensors[t].name;
+  }
+  EXPECT_EQ(activations, 32u);  // the input and 31 op outputs
+  // Through the command's loader the records grow likewise.
+  LoadOptions at_two;
+  at_two.dims = {{"batch", 2}};
+  const Workload w = LoadWorkload(path, at_two);
+  const Workload w1 = LoadWorkload(path, {});
+  ASSERT_EQ(w.problem.records.size(), w1.problem.records.size());
+  Bytes total = 0, total1 = 0;
+  for (std::size_t r = 0; r < w.problem.records.size(); ++r) {
+    total += w.problem.records[r].size;
+    total1 += w1.problem.records[r].size;
+  }
+  EXPECT_GT(total, 2 * total1 - 16 * w.problem.records.size());
+  EXPECT_LE(total, 2 * total1);
+}
+
 // Corrupt bytes in a model with an open batch: reading and resizing it either works or is an
 // InputError, never a crash (the sanitizer build runs this too).
 TEST(TfliteSharedModels, CorruptedModelsResizeOrFailCleanly) {
@@ -351,7 +478,7 @@ TEST(TfliteSharedModels, CorruptedModelsResizeOrFailCleanly) {
         bytes[rng() % bytes.size()] = static_cast<char>(rng() % 256);
       try {
         TfliteModel model = ParseTflite(bytes, "corrupt.tflite");
-        if (BindTfliteOpenDimensions(model, {{"batch", 3}})) ++resized;
+        if (BindTfliteDimensions(model, {{"batch", 3}})) ++resized;
       } catch (const InputError&) {
       }
     }
@@ -413,8 +540,28 @@ TEST(TfliteResizeCli, RunResizeInspectAndErrors) {
   ASSERT_EQ(ij["open_dimensions"].size(), 1u);
   EXPECT_EQ(ij["open_dimensions"][0]["name"], "input_1:0");
   EXPECT_TRUE(ij["batch_alias"].get<bool>());
+  ASSERT_GE(ij["input_dimensions"].size(), 2u);
+  EXPECT_TRUE(ij["input_dimensions"][0]["open"].get<bool>());
+  EXPECT_FALSE(ij["input_dimensions"][1]["open"].get<bool>());
   const auto plan = testing::RunMemplan("plan " + model + " --dim batch=4 --format json");
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
+}
+
+// A model with no open dimension lists its inputs' axes, which --dim resizes.
+TEST(TfliteResizeCli, InspectListsTheAxesOfAStaticModel) {
+  const auto dir = testing::TempDir();
+  const auto path = testing::WriteFile(dir, "fixed.tflite", TwoReluModel(false));
+  auto r = testing::RunMemplan("inspect " + testing::Quote(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("input dimensions (--dim NAME=N resizes them): input:0 (stored 1), "
+                       "input:1 (stored 4); --dim batch=N binds every axis 0 stored as 1"),
+            std::string::npos)
+      << r.out;
+  r = testing::RunMemplan("inspect " + testing::Quote(path) + " --dim input:1=6 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["input_dimensions"][1]["stored"], 4);
+  EXPECT_EQ(j["planned"]["bytes"], 3 * 32);  // three [1,6] float tensors, 16-byte units
 }
 
 TEST(TfliteResizeCli, OpWithoutRuleExitsOne) {

@@ -15,6 +15,7 @@
 #include "memplan/text.h"
 #include "memplan/tflite.h"
 #include "memplan/tflite_shapes.h"
+#include "memplan/vela.h"
 #include "memplan/zoo.h"
 #include "tools/commands.h"
 #include "tools/inspect_onnx.h"
@@ -59,8 +60,13 @@ struct Inspection {
   Bytes planned_bytes = 0, lower_bound = 0;
   std::vector<std::pair<std::size_t, std::size_t>> overlaps;  // indices into `planned`
   bool overlap_check_stopped = false;
-  std::vector<std::string> warnings;      // --dim bindings that bound nothing
-  std::vector<TfliteOpenDimension> open;  // -1s of the inputs' shape_signature
+  std::vector<std::string> warnings;       // --dim bindings that bound nothing
+  std::vector<TfliteInputDimension> open;  // -1s of the inputs' shape_signature
+  std::vector<TfliteInputDimension> dims;  // every axis of the inputs, open or stored
+  // A Vela-compiled model's scratch areas; `area_of` per planned tensor: the index of the
+  // area it belongs to (the scratch or a tensor inside it), or -1.
+  std::vector<VelaScratchArea> scratch_areas;
+  std::vector<std::ptrdiff_t> area_of;
 };
 
 const Tensor& At(const Graph& g, TensorRef r) {
@@ -68,8 +74,21 @@ const Tensor& At(const Graph& g, TensorRef r) {
       .tensors[static_cast<std::size_t>(r.tensor)];
 }
 
+// Which scratch area each planned tensor belongs to.
+void MarkScratchAreas(Inspection& in) {
+  in.area_of.assign(in.planned.size(), -1);
+  for (std::size_t i = 0; i < in.planned.size(); ++i)
+    for (std::size_t a = 0; a < in.scratch_areas.size(); ++a) {
+      const VelaScratchArea& area = in.scratch_areas[a];
+      if (in.planned[i].ref == area.scratch ||
+          std::find(area.inside.begin(), area.inside.end(), in.planned[i].ref) != area.inside.end())
+        in.area_of[i] = static_cast<std::ptrdiff_t>(a);
+    }
+}
+
 // Pairs of offline-placed buffers alive at the same time whose bytes overlap: TFLM keeps
-// them where the metadata says, so such a pair corrupts data at run time.
+// them where the metadata says, so such a pair corrupts data at run time. Tensors that live
+// inside one Vela scratch area overlap on purpose and are no such pair.
 void FindOverlaps(Inspection& in) {
   std::vector<std::size_t> fixed;
   for (std::size_t i = 0; i < in.planned.size(); ++i)
@@ -87,7 +106,10 @@ void FindOverlaps(Inspection& in) {
         in.overlap_check_stopped = true;
         return;
       }
-      if (a.first <= b.last && b.first <= a.last) in.overlaps.emplace_back(fixed[x], fixed[y]);
+      const bool one_area =
+          in.area_of[fixed[x]] >= 0 && in.area_of[fixed[x]] == in.area_of[fixed[y]];
+      if (a.first <= b.last && b.first <= a.last && !one_area)
+        in.overlaps.emplace_back(fixed[x], fixed[y]);
     }
   }
 }
@@ -111,16 +133,27 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
   in.model = input.starts_with("zoo:") ? BuiltInModel(input, load) : ReadTfliteFile(input, input);
   Graph& g = in.model.graph;
   in.open = TfliteOpenDimensions(in.model);
-  if (auto warnings = BindTfliteOpenDimensions(in.model, load.dims)) {
-    in.warnings = std::move(*warnings);
+  in.dims = TfliteInputDimensions(in.model);
+  bool resized = false;
+  if (auto binding = BindTfliteDimensions(in.model, load.dims)) {
+    in.warnings = std::move(binding->warnings);
+    resized = binding->resized;
     for (std::string& w : ApplyShapeBindings(g, {}, load.shapes)) in.warnings.push_back(w);
   } else {
     in.warnings = ApplyShapeBindings(g, load.dims, load.shapes);
   }
+  // A resized model's tensors no longer fit the offsets chosen for the stored sizes.
+  if (resized) g.fixed_offsets.clear();
   for (const Subgraph& sg : g.subgraphs)
     for (const Operator& op : sg.ops) ++in.ops_by_type[op.type];
   const std::vector<TensorLifetime> lifetimes = TflmLifetimes(g);
-  const bool offline = in.model.offline_plan && in.model.offline_plan->problem.empty();
+  const bool offline = in.model.offline_plan && in.model.offline_plan->problem.empty() && !resized;
+  if (offline) in.scratch_areas = VelaScratchAreas(g);
+  const auto inside_scratch = [&](TensorRef r) {
+    return std::any_of(in.scratch_areas.begin(), in.scratch_areas.end(), [&](const auto& a) {
+      return std::find(a.inside.begin(), a.inside.end(), r) != a.inside.end();
+    });
+  };
   Problem bound_problem;
   std::size_t flat = 0;
   for (std::size_t s = 0; s < g.subgraphs.size(); ++s) {
@@ -148,12 +181,14 @@ Inspection Inspect(const std::string& input, const LoadOptions& load) {
       if (offline && in.model.offline_plan->offsets[flat] >= 0)
         p.offline_offset = static_cast<Bytes>(in.model.offline_plan->offsets[flat]);
       in.planned_bytes += p.size;
-      // One step later keeps every overlap and makes TFLM's -1 a valid step.
-      bound_problem.records.push_back({p.size, p.first + 1, p.last + 1});
+      // One step later keeps every overlap and makes TFLM's -1 a valid step. A tensor inside
+      // a Vela scratch area takes the scratch's bytes, none of its own.
+      if (!inside_scratch(ref)) bound_problem.records.push_back({p.size, p.first + 1, p.last + 1});
       in.planned.push_back(std::move(p));
     }
   }
   in.lower_bound = OffsetsLowerBound(bound_problem);
+  MarkScratchAreas(in);
   FindOverlaps(in);
   return in;
 }
@@ -183,6 +218,19 @@ Json OfflinePlanJson(const Inspection& in) {
     overlaps.push_back({PlannedJson(in.planned[a]), PlannedJson(in.planned[b])});
   j["overlaps"] = std::move(overlaps);
   j["overlap_check_complete"] = !in.overlap_check_stopped;
+  Json areas = Json::array();
+  for (const VelaScratchArea& area : in.scratch_areas) {
+    Json inside = Json::array();
+    for (const TensorRef r : area.inside) inside.push_back(At(in.model.graph, r).name);
+    areas.push_back({{"subgraph", area.subgraph},
+                     {"op", area.op},
+                     {"scratch", At(in.model.graph, area.scratch).name},
+                     {"begin", area.begin},
+                     {"end", area.end},
+                     {"inside", std::move(inside)},
+                     {"text", VelaScratchText(in.model.graph, area)}});
+  }
+  j["scratch_areas"] = std::move(areas);
   return j;
 }
 
@@ -230,13 +278,22 @@ Json InspectionJson(const std::string& input, const Inspection& in) {
   }
   j["unsized"] = std::move(unsized);
   Json open = Json::array();
-  for (const TfliteOpenDimension& d : in.open)
+  for (const TfliteInputDimension& d : in.open)
     open.push_back({{"name", d.name},
                     {"input", PrintableText(At(g, {0, d.tensor}).name)},
                     {"tensor", d.tensor},
                     {"axis", d.axis},
                     {"stored", d.stored}});
   j["open_dimensions"] = std::move(open);
+  Json dims = Json::array();
+  for (const TfliteInputDimension& d : in.dims)
+    dims.push_back({{"name", d.name},
+                    {"input", PrintableText(At(g, {0, d.tensor}).name)},
+                    {"tensor", d.tensor},
+                    {"axis", d.axis},
+                    {"stored", d.stored},
+                    {"open", d.open}});
+  j["input_dimensions"] = std::move(dims);
   j["batch_alias"] = TfliteHasBatchAlias(in.open);
   Json metadata = Json::array();
   for (const TfliteMetadata& m : in.model.metadata)
@@ -288,12 +345,20 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
                        r.tensor, At(g, r).why_unsized);
   if (!in.open.empty()) {
     out += "open dimensions (--dim NAME=N):";
-    for (const TfliteOpenDimension& d : in.open)
+    for (const TfliteInputDimension& d : in.open)
       out += fmt::format(" {} (stored {}),", d.name, d.stored);
     out.pop_back();
     out += TfliteHasBatchAlias(in.open)
                ? fmt::format("; --dim {}=N binds them all\n", kTfliteBatchAlias)
                : std::string("\n");
+  }
+  if (in.open.empty() && !in.dims.empty()) {
+    // Any input axis resizes, as TensorFlow Lite's ResizeInputTensor allows.
+    out += "input dimensions (--dim NAME=N resizes them):";
+    for (const TfliteInputDimension& d : in.dims)
+      out += fmt::format(" {} (stored {}),", d.name, d.stored);
+    out.pop_back();
+    out += fmt::format("; --dim {}=N binds every axis 0 stored as 1\n", kTfliteBatchAlias);
   }
   for (const TfliteMetadata& m : in.model.metadata)
     out += fmt::format("metadata: '{}' (buffer {}, {} B)\n", m.name, m.buffer, m.bytes);
@@ -314,13 +379,17 @@ std::string InspectionText(const std::string& input, const Inspection& in) {
   const auto fixed = std::count_if(in.planned.begin(), in.planned.end(),
                                    [](const Planned& p) { return p.offline_offset.has_value(); });
   out += fmt::format(", {} planned tensors fixed; ", fixed);
-  if (in.overlaps.empty() && !in.overlap_check_stopped) return out + "no overlaps\n";
+  // Vela's aliasing is said apart from the overlaps: it is no fault.
+  std::string areas;
+  for (const VelaScratchArea& area : in.scratch_areas)
+    areas += fmt::format("Vela: {}\n", VelaScratchText(g, area));
+  if (in.overlaps.empty() && !in.overlap_check_stopped) return out + "no overlaps\n" + areas;
   out += fmt::format("{}{} overlap{} of buffers alive at the same time:\n", in.overlaps.size(),
                      in.overlap_check_stopped ? "+" : "", in.overlaps.size() == 1 ? "" : "s");
   for (const auto& [a, b] : in.overlaps)
     out +=
         fmt::format("  {} overlaps {}\n", PlannedText(in.planned[a]), PlannedText(in.planned[b]));
-  return out;
+  return out + areas;
 }
 
 void RunInspect(const InspectOptions& o) {

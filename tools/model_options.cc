@@ -7,7 +7,8 @@ namespace memplan::cli {
 
 void AddModelFlags(CLI::App& cmd, ModelFlags& flags, bool with_accounting) {
   cmd.add_option("--dim", flags.dims,
-                 "bind a dimension models leave open: batch=N (a leading -1); repeatable")
+                 "set a dimension of the inputs: batch=N, a .tflite input's INPUT:AXIS (open or "
+                 "stored) or an .onnx symbolic name; repeatable")
       ->type_name("NAME=N");
   cmd.add_option("--shape", flags.shapes,
                  "give a tensor a shape, e.g. 'TFLite_Detection_PostProcess=1x10x4'; repeatable")

@@ -1,10 +1,15 @@
 #include "tools/offline_check.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 #include <numeric>
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
+#include "memplan/tflite.h"
+#include "memplan/vela.h"
 
 namespace memplan::cli {
 
@@ -33,6 +38,18 @@ OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& ru
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
     return x;
   };
+  // Vela's feature maps inside an ethos-u op's scratch area are the scratch's bytes, as the
+  // NPU sees them: one buffer with it.
+  for (const VelaScratchArea& area : VelaScratchAreas(*workload.graph)) {
+    const auto scratch = record_of.find({area.scratch.subgraph, area.scratch.tensor});
+    if (scratch == record_of.end()) continue;
+    for (const TensorRef& t : area.inside) {
+      const auto it = record_of.find({t.subgraph, t.tensor});
+      if (it == record_of.end() || !fixed.IsFixed(it->second)) continue;
+      parent[find(it->second)] = find(scratch->second);
+    }
+    out.scratch_areas.push_back(VelaScratchText(*workload.graph, area));
+  }
   for (const BufferShare& share : merged.shares) {
     const std::size_t o = record_of.at({share.subgraph, share.output});
     const std::size_t i = record_of.at({share.subgraph, share.input});
@@ -46,6 +63,7 @@ OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& ru
   Problem groups;
   groups.alignment = alignment;
   std::vector<Bytes> offsets;
+  std::vector<Bytes> ends;
   std::vector<std::size_t> group_of(n, n);
   for (std::size_t i = 0; i < n; ++i) {
     if (!fixed.IsFixed(i)) {
@@ -53,27 +71,36 @@ OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& ru
       continue;
     }
     ++out.placed;
+    const Bytes begin = *fixed.fixed_offsets[i];
+    const Bytes end = begin + fixed.records[i].size;
     if (!trusted.empty() && trusted[i]) {
       // Kept as fixed: FindViolations lets fixed records overlap each other only.
       groups.records.push_back(fixed.records[i]);
       groups.names.push_back(fixed.NameOf(i));
       groups.fixed_offsets.resize(groups.records.size());
-      groups.fixed_offsets.back() = *fixed.fixed_offsets[i];
-      offsets.push_back(*fixed.fixed_offsets[i]);
+      groups.fixed_offsets.back() = begin;
+      offsets.push_back(begin);
+      ends.push_back(end);
       continue;
     }
     const std::size_t r = find(i);
     if (group_of[r] == n) {
       group_of[r] = groups.records.size();
       groups.records.push_back(fixed.records[i]);
-      groups.names.push_back(fixed.NameOf(i));
-      offsets.push_back(*fixed.fixed_offsets[i]);
+      groups.names.push_back(fixed.NameOf(r));
+      offsets.push_back(begin);
+      ends.push_back(end);
       if (!groups.fixed_offsets.empty()) groups.fixed_offsets.resize(groups.records.size());
     }
-    UsageRecord& g = groups.records[group_of[r]];
-    g.size = std::max(g.size, fixed.records[i].size);
-    g.first = std::min(g.first, fixed.records[i].first);
-    g.last = std::max(g.last, fixed.records[i].last);
+    // A group spans its members' bytes (shares start at one offset; a scratch area holds
+    // its feature maps) and their lifetimes.
+    const std::size_t g = group_of[r];
+    offsets[g] = std::min(offsets[g], begin);
+    ends[g] = std::max(ends[g], end);
+    UsageRecord& record = groups.records[g];
+    record.size = ends[g] - offsets[g];
+    record.first = std::min(record.first, fixed.records[i].first);
+    record.last = std::max(record.last, fixed.records[i].last);
   }
   if (!groups.fixed_offsets.empty()) groups.fixed_offsets.resize(groups.records.size());
   const OffsetPlan plan = MakeOffsetPlan(groups, "offline", offsets);
@@ -81,6 +108,22 @@ OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& ru
   out.arena_bytes = plan.arena_bytes;
   out.lower_bound = OffsetsLowerBound(groups);
   return out;
+}
+
+void RefuseUnsoundOfflinePlan(const Workload& workload, const std::string& input) {
+  if (!workload.graph || workload.kind != "tflite" || !workload.problem.HasFixed()) return;
+  constexpr std::size_t kListed = 3;
+  const OfflineCheck check = CheckOfflinePlan(workload, InPlaceRuleSetNamed("tflm"),
+                                              workload.problem.alignment, kListed + 1);
+  if (check.violations.empty()) return;
+  std::string listed;
+  for (std::size_t k = 0; k < std::min(kListed, check.violations.size()); ++k)
+    listed += "\n  " + check.violations[k].message;
+  throw InputError(fmt::format(
+      "{}: the {} plan it carries, which TFLM and every plan of it keep, does not fit the "
+      "model ({}{} violations; memplan verify {} lists them):{}",
+      input, kOfflinePlanMetadata, check.violations.size() > kListed ? "more than " : "",
+      std::min(kListed, check.violations.size()), input, listed));
 }
 
 }  // namespace memplan::cli

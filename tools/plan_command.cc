@@ -11,8 +11,10 @@
 #include "tools/commands.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
+#include "tools/offline_check.h"
 #include "tools/plan_output.h"
 #include "tools/progress.h"
+#include "tools/run_resize.h"
 #include "tools/texture_plan.h"
 #include "tools/variants.h"
 
@@ -26,11 +28,12 @@ struct PlanOptions {
   std::optional<Bytes> align;
   std::string format = "table";
   std::string out;
-  ModelFlags model;               // how models become records
-  std::optional<Bytes> capacity;  // decision mode of the exact solver
-  ExactFlags exact;               // --time-limit, --probe-limit, --threads
-  bool quiet = false;             // no progress on stderr
-  VariantOptions variants;        // --inplace, --reorder
+  ModelFlags model;                 // how models become records
+  std::optional<Bytes> capacity;    // decision mode of the exact solver
+  ExactFlags exact;                 // --time-limit, --probe-limit, --threads
+  bool quiet = false;               // no progress on stderr
+  VariantOptions variants;          // --inplace, --reorder
+  std::vector<std::string> resize;  // --resize NAME=N1,N2,...: the model at each size
 };
 
 // One row per input of a batch in the summary under the per-input tables.
@@ -106,15 +109,58 @@ BatchRow PlanTextures(const PlanOptions& o, const std::vector<std::string>& keys
   return row;
 }
 
+// The inputs of one call and how each is loaded: --resize makes the one model a batch of
+// its sizes, each loaded with that step's --dim bindings and labelled with them.
+struct PlanInputs {
+  BatchInputs batch;
+  LoadOptions load;
+  std::vector<ResizeStep> steps;  // --resize: one per input of the batch
+
+  explicit PlanInputs(const PlanOptions& o) : batch(ExpandInputs(o.inputs)) {
+    load = ToLoadOptions(o.model);
+    if (o.resize.empty()) return;
+    if (batch.batch) throw UsageError("--resize plans one model at each size: give one model");
+    steps = ResizeSteps(o.resize);
+    batch.inputs.assign(steps.size(), batch.inputs[0]);
+    batch.batch = true;
+  }
+
+  std::string Label(std::size_t i) const {
+    return steps.empty() ? batch.inputs[i] : fmt::format("{} {}", batch.inputs[i], steps[i].name);
+  }
+
+  Workload Load(std::size_t i, const ModelFlags& flags) const {
+    LoadOptions step = load;
+    if (!steps.empty())
+      for (const auto& [name, value] : steps[i].dims) {
+        std::erase_if(step.dims, [&](const auto& d) { return d.first == name; });
+        step.dims.emplace_back(name, value);
+      }
+    Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], step), flags);
+    if (steps.empty()) return workload;
+    workload.label = Label(i);
+    // A step that binds nothing would plan the stored model again under another name.
+    for (const std::string& note : workload.notes)
+      for (const auto& [name, value] : steps[i].dims)
+        if (note.starts_with("warning: ") && note.find(name) != std::string::npos)
+          throw UsageError(fmt::format("--resize {}: {} has no dimension of that name ({})", name,
+                                       batch.inputs[i], note));
+    return workload;
+  }
+};
+
 void RunPlan(const PlanOptions& o) {
   // GPU objects are planned by the objects strategies unless others are named.
   const auto keys = ExpandStrategies(o.strategies.empty() && !o.model.objects.empty()
                                          ? std::vector<std::string>{"objects"}
                                          : o.strategies);
-  const BatchInputs batch = ExpandInputs(o.inputs);
+  const PlanInputs in(o);
+  const BatchInputs& batch = in.batch;
   if (!o.out.empty() && batch.batch)
     throw UsageError("--out writes one plan: give exactly one input");
-  const LoadOptions load = ToLoadOptions(o.model);
+  const LoadOptions& load = in.load;
+  const auto label = [&](std::size_t i) { return in.Label(i); };
+  const auto load_workload = [&](std::size_t i) { return in.Load(i, o.model); };
   const ExactOptions exact = MakeExactOptions(o.exact, o.quiet);
   // The exact solver draws its own progress line: while it runs, the stage is empty
   // and ours stays off the terminal.
@@ -125,7 +171,7 @@ void RunPlan(const PlanOptions& o) {
   std::string last_error;  // the message of the last input that failed
   // One input: errors end the command. A batch: reported, the others still planned.
   auto each = [&](std::size_t i, const std::function<void()>& work) {
-    const std::string& input = batch.inputs[i];
+    const std::string input = label(i);
     progress.Stage(fmt::format("[{}/{}] {}", i + 1, n, input));
     const auto fail = [&](const std::exception& e) {
       ++failed;
@@ -154,7 +200,8 @@ void RunPlan(const PlanOptions& o) {
     std::string text;
     for (std::size_t i = 0; i < n; ++i) {
       const bool ok = each(i, [&] {
-        Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], load), o.model);
+        Workload workload = load_workload(i);
+        RefuseUnsoundOfflinePlan(workload, batch.inputs[i]);
         if (workload.textures)
           throw UsageError(
               fmt::format("{}: --capacity asks for one arena of bytes; texture "
@@ -165,7 +212,7 @@ void RunPlan(const PlanOptions& o) {
         json.push_back(std::move(d.json));
         text += d.line;
       });
-      if (!ok) json.push_back({{"input", batch.inputs[i]}, {"error", last_error}});
+      if (!ok) json.push_back({{"input", label(i)}, {"error", last_error}});
     }
     progress.Finish();
     if (o.format == "json")
@@ -178,17 +225,18 @@ void RunPlan(const PlanOptions& o) {
     std::vector<BatchRow> rows;
     for (std::size_t i = 0; i < n; ++i) {
       BatchRow row;
-      row.input = batch.inputs[i];
+      row.input = label(i);
       nlohmann::ordered_json j;
       std::string t;
       const bool ok = each(i, [&] {
-        Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], load), o.model);
+        Workload workload = load_workload(i);
+        RefuseUnsoundOfflinePlan(workload, batch.inputs[i]);
         if (workload.textures) {
-          row = PlanTextures(o, keys, workload, batch.inputs[i], text.empty(), j, t);
+          row = PlanTextures(o, keys, workload, label(i), text.empty(), j, t);
           return;
         }
         if (o.align) workload.problem.alignment = *o.align;
-        const std::string stage = fmt::format("[{}/{}] {}", i + 1, n, batch.inputs[i]);
+        const std::string stage = fmt::format("[{}/{}] {}", i + 1, n, label(i));
         Runs runs = RunStrategies(workload, keys, exact, o.strategies, [&](const std::string& key) {
           progress.Stage(key == "offsets/exact" ? std::string()
                                                 : fmt::format("{}: {}", stage, key));
@@ -213,9 +261,9 @@ void RunPlan(const PlanOptions& o) {
                                     : PlanFileJson(workload, best);
           WriteFileAtomically(o.out, file.dump(2) + "\n");
         }
-        row = RowOf(batch.inputs[i], workload, runs);
+        row = RowOf(label(i), workload, runs);
       });
-      if (!ok) j = {{"input", batch.inputs[i]}, {"error", last_error}};
+      if (!ok) j = {{"input", label(i)}, {"error", last_error}};
       json.push_back(std::move(j));
       text += t;
       rows.push_back(std::move(row));
@@ -252,6 +300,10 @@ void AddPlanCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("-o,--out", options->out, "write the best (or the one chosen) plan as JSON");
   AddModelFlags(*cmd, options->model);
+  cmd->add_option("--resize", options->resize,
+                  "NAME=N1,N2,...: plan the model with its dimension NAME (as --dim names it) "
+                  "at each size in turn, as a batch; repeat to move several together")
+      ->type_name("NAME=N1,N2,...");
   AddGpuObjectFlags(*cmd, options->model);
   cmd->add_option("--capacity", options->capacity,
                   "decision mode: does the plan fit this many bytes? (offsets/exact)");

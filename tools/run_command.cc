@@ -280,11 +280,12 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_flag("--reorder", options->reorder,
                 "run the ops in the order that keeps the fewest bytes alive (with --inplace "
                 "rules)");
-  cmd->add_option("--resize", options->resize,
-                  "NAME=N1,N2,...: run the model with its open dimension NAME at each size in "
-                  "turn, planned by the CPU arena planner (memplan mode, --strategy default best; "
-                  "docs/cpu-planner.md); repeat to move several dimensions together; other open "
-                  "dimensions bound with --dim");
+  cmd->add_option(
+      "--resize", options->resize,
+      "NAME=N1,N2,...: run the model with its dimension NAME (as --dim names it) at "
+      "each size in turn, planned by the CPU arena planner (memplan mode, --strategy default best; "
+      "docs/cpu-planner.md); repeat to move several dimensions together; other open "
+      "dimensions bound with --dim");
   AddQuietFlag(*cmd, options->quiet);
   cmd->add_option("-t,--target", options->target,
                   "the device whose TFLM kernels' scratch requests the kernels make (as arena's)")

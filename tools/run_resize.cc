@@ -58,9 +58,9 @@ std::string StepName(const std::vector<ResizeSpec>& specs, std::size_t k) {
 
 }  // namespace
 
-void RunResize(const ResizeRunOptions& o) {
+std::vector<ResizeStep> ResizeSteps(const std::vector<std::string>& resize) {
   std::vector<ResizeSpec> specs;
-  for (const std::string& text : o.resize) specs.push_back(ParseResize(text));
+  for (const std::string& text : resize) specs.push_back(ParseResize(text));
   if (specs.empty()) throw UsageError("--resize: expected NAME=N1,N2,...");
   for (const ResizeSpec& s : specs)
     if (s.values.size() != specs[0].values.size())
@@ -68,18 +68,28 @@ void RunResize(const ResizeRunOptions& o) {
           fmt::format("--resize {} has {} values and --resize {} has {}: dimensions "
                       "resized together need one value per step each",
                       specs[0].name, specs[0].values.size(), s.name, s.values.size()));
+  std::vector<ResizeStep> steps(specs[0].values.size());
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    for (const ResizeSpec& spec : specs) steps[k].dims.emplace_back(spec.name, spec.values[k]);
+    steps[k].name = StepName(specs, k);
+  }
+  return steps;
+}
+
+void RunResize(const ResizeRunOptions& o) {
+  const std::vector<ResizeStep> resize = ResizeSteps(o.resize);
   Progress progress("memplan run --resize", o.quiet);
   CpuPlannerOptions planner;
   planner.strategy = o.strategy;
   ResizeSession session(planner);
   const KernelRegistry& kernels = VerificationKernels();
   std::vector<ResizeStepReport> steps;
-  for (std::size_t k = 0; k < specs[0].values.size(); ++k) {
-    progress.Stage(StepName(specs, k));
+  for (const ResizeStep& step : resize) {
+    progress.Stage(step.name);
     LoadOptions load = ToLoadOptions(o.model_flags);
-    for (const ResizeSpec& spec : specs) {
-      std::erase_if(load.dims, [&](const auto& d) { return d.first == spec.name; });
-      load.dims.emplace_back(spec.name, spec.values[k]);
+    for (const auto& [name, value] : step.dims) {
+      std::erase_if(load.dims, [&](const auto& d) { return d.first == name; });
+      load.dims.emplace_back(name, value);
     }
     const Workload workload = LoadWorkload(o.model, load);
     if (!workload.graph)
@@ -87,10 +97,10 @@ void RunResize(const ResizeRunOptions& o) {
           fmt::format("run --resize needs a model (.onnx or .tflite), not {} input '{}'",
                       workload.kind, o.model));
     for (const std::string& note : workload.notes)
-      for (const ResizeSpec& spec : specs)
-        if (note.starts_with("warning: ") && note.find(spec.name) != std::string::npos)
-          throw UsageError(fmt::format("--resize {}: {} has no open dimension of that name ({})",
-                                       spec.name, o.model, note));
+      for (const auto& [name, value] : step.dims)
+        if (note.starts_with("warning: ") && note.find(name) != std::string::npos)
+          throw UsageError(fmt::format("--resize {}: {} has no dimension of that name ({})", name,
+                                       o.model, note));
     steps.push_back(session.Step(*workload.graph, kernels, o.invokes));
   }
   progress.Finish();
@@ -101,14 +111,14 @@ void RunResize(const ResizeRunOptions& o) {
     nlohmann::ordered_json j;
     j["model"] = o.model;
     j["resize"] = nlohmann::ordered_json::array();
-    for (const ResizeSpec& spec : specs) j["resize"].push_back(spec.name);
+    for (const auto& [name, value] : resize[0].dims) j["resize"].push_back(name);
     j["strategy"] = o.strategy;
     j["steps"] = nlohmann::ordered_json::array();
     for (std::size_t k = 0; k < steps.size(); ++k) {
       const ResizeStepReport& r = steps[k];
       nlohmann::ordered_json s;
       nlohmann::ordered_json dims = nlohmann::ordered_json::object();
-      for (const ResizeSpec& spec : specs) dims[spec.name] = spec.values[k];
+      for (const auto& [name, value] : resize[k].dims) dims[name] = value;
       s["dims"] = dims;
       nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
       for (const auto& [name, shape] : r.input_shapes) shapes[name] = shape;
@@ -140,7 +150,7 @@ void RunResize(const ResizeRunOptions& o) {
       fmt::print(
           "[memplan] {}: {}\n  arena {} B (tflite_cpu {} B, lower bound {} B); {} in {:.1f} us "
           "(tflite_cpu {:.1f} us, full plan {:.1f} us); outputs {} the naive layout{}\n",
-          StepName(specs, k), ShapesText(r), r.arena_bytes, r.tflite_cpu_arena_bytes,
+          resize[k].name, ShapesText(r), r.arena_bytes, r.tflite_cpu_arena_bytes,
           r.lower_bound_bytes, what, r.replan_us, r.tflite_cpu_us, r.full_plan_us,
           r.outputs_match_naive ? "match" : "DIFFER FROM",
           r.outputs_match_naive ? "" : " (" + r.difference + ")");

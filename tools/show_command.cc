@@ -17,6 +17,7 @@
 #include "memplan/tflm_print.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
+#include "tools/offline_check.h"
 #include "tools/progress.h"
 #include "tools/strategy_runs.h"
 #include "tools/texture_plan.h"
@@ -148,6 +149,7 @@ void RunShow(const ShowOptions& o) {
   Progress progress("memplan show", o.quiet);
   progress.Stage("loading");
   Workload workload = WithGpuObjects(LoadWorkload(o.input, ToLoadOptions(o.model)), o.model);
+  RefuseUnsoundOfflinePlan(workload, o.input);
   if (workload.textures) return ShowTextures(o, workload);
   if (o.align) workload.problem.alignment = *o.align;
   MarkSplitStage(workload);

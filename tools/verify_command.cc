@@ -58,6 +58,8 @@ void VerifyOfflinePlan(const VerifyOptions& o, const Workload& workload) {
       CheckOfflinePlan(workload, InPlaceRuleSetNamed(o.inplace), alignment, kMaxListed);
   auto violations = check.violations;
   for (Violation& v : violations) v.message = o.input + ": " + v.message;
+  for (const std::string& area : check.scratch_areas)
+    fmt::print("{}: {} (checked as one buffer)\n", o.input, area);
   if (!violations.empty())
     Reject(violations, fmt::format("{}: the offline plan does not fit the model", o.input),
            "violation");

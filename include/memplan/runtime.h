@@ -121,7 +121,8 @@ class Interpreter {
   std::span<std::byte> input(std::size_t i) const;   // subgraph 0's i-th input
   std::span<std::byte> output(std::size_t i) const;  // subgraph 0's i-th output
   // Non-constant tensors whose contents come from outside the ops: subgraph 0's inputs
-  // and tensors some op reads but none writes. The application fills them.
+  // and tensors some op reads but none writes (an ethos-u op's scratch tensors count as
+  // written: they are its working memory). The application fills them.
   std::vector<TensorRef> ExternalTensors() const;
   // Variable tensors (their state persists across invocations).
   std::vector<TensorRef> VariableTensors() const;

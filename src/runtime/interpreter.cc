@@ -6,6 +6,7 @@
 
 #include "memplan/error.h"
 #include "memplan/runtime.h"
+#include "memplan/vela.h"
 #include "src/runtime/arena_need.h"
 #include "src/runtime/interpreter_state.h"
 
@@ -162,6 +163,11 @@ std::vector<TensorRef> Interpreter::ExternalTensors() const {
     for (std::int32_t t : sg.inputs) written[t] = 1;
     for (const Operator& op : sg.ops) {
       for (std::int32_t t : op.outputs) written[t] = 1;
+      // Vela's ethos-u op reads its scratch tensors (inputs 2 and 3) as working memory it
+      // writes itself; nobody provides them.
+      if (op.type == kEthosUOp)
+        for (std::size_t i = 2; i < std::min<std::size_t>(op.inputs.size(), 4); ++i)
+          if (op.inputs[i] >= 0) written[op.inputs[i]] = 1;
       for (std::int32_t t : op.inputs)
         if (t >= 0) read[t] = 1;
     }

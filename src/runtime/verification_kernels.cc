@@ -8,7 +8,8 @@
 //   output j's first 8 bytes ^= h2                      ... shows in the outputs
 // Constants live outside the arena (in the model); they are hashed by identity.
 // Ops an in-place rule set may let share memory get kernels that honour it instead
-// (sharing_kernels.cc): reshape-like ops copy, element-wise ops stream word by word.
+// (sharing_kernels.cc): reshape-like ops copy, element-wise ops stream word by word. Vela's
+// ethos-u op, whose tensors overlap by design, reads its inputs before it writes anything.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "memplan/error.h"
 #include "memplan/inplace.h"
 #include "memplan/runtime_check.h"
+#include "memplan/vela.h"
 #include "src/runtime/hash_stream.h"
 #include "src/runtime/verify_kernels.h"
 
@@ -94,6 +96,31 @@ void EvalVerifyGeneric(OpContext& context) {
     for (std::size_t b = 0; b < n; ++b) out.data[b] ^= static_cast<std::byte>(tag >> (8 * b));
   }
 }
+
+// ethos-u (a Vela-compiled NPU op): Vela places its input feature maps, its outputs and its
+// fast scratch inside its scratch tensor on purpose, and the NPU orders their use within the
+// op (docs/tflm.md, "Vela-compiled models"). So the feature maps and constants are hashed
+// first, then the two scratch tensors are written (working memory, never data), then the
+// outputs; nothing is read back, as the op's own tensors overlap by design. A tensor of
+// another op over them still shows: it is read after this op.
+namespace {
+
+void EvalEthosU(OpContext& context) {
+  constexpr std::size_t kScratch = 2, kFastScratch = 3;
+  const auto* data = static_cast<const VerifyOpData*>(context.op_data());
+  std::uint64_t h = data->seed;
+  for (std::size_t i = 0; i < context.num_inputs(); ++i)
+    if (i != kScratch && i != kFastScratch) h = AbsorbView(h, context.input(i), i);
+  for (const std::size_t i : {kScratch, kFastScratch})
+    if (i < context.num_inputs() && Writable(context.input(i)))
+      FillStream(context.input(i).data, Mix64(h ^ (0x6000 + i)));
+  for (std::size_t j = 0; j < context.num_outputs(); ++j) {
+    const TensorView out = context.output(j);
+    if (Writable(out)) FillStream(out.data, Mix64(h ^ (0x5000 + j)));
+  }
+}
+
+}  // namespace
 
 }  // namespace detail
 
@@ -207,6 +234,7 @@ KernelRegistry MakeVerificationRegistry() {
     r.Add(op, kind == ShareKind::kAlias
                   ? Kernel{"verify/alias", &InitVerify, nullptr, &detail::EvalAlias}
                   : Kernel{"verify/elementwise", &InitVerify, nullptr, &detail::EvalElementwise});
+  r.Add(std::string(kEthosUOp), {"verify/ethos-u", &InitVerify, nullptr, &detail::EvalEthosU});
   return r;
 }
 

@@ -19,9 +19,11 @@ namespace {
 using tflite_internal::RuleInput;
 using tflite_internal::Shape;
 
-// A computed shape agrees with a signature when the ranks match and every fixed size does.
-bool Agrees(const Shape& shape, const std::vector<std::int64_t>& signature) {
+// A computed shape agrees with a signature when the ranks match and, while the stored input
+// sizes the signature was computed from still hold, every fixed size does.
+bool Agrees(const Shape& shape, const std::vector<std::int64_t>& signature, bool fixed_sizes_hold) {
   if (signature.size() != shape.size()) return false;
+  if (!fixed_sizes_hold) return true;
   for (std::size_t k = 0; k < shape.size(); ++k)
     if (signature[k] >= 0 && signature[k] != shape[k]) return false;
   return true;
@@ -47,34 +49,84 @@ void SetShape(Tensor& t, Shape shape, const std::string& where) {
   t.likely_shape.clear();
 }
 
+// What `batch` binds: the open dimensions when every one is an axis 0 (the signature says
+// which axes are the batch), else every axis 0 that is open or stored as 1: converters store a
+// batch of one, and an axis 0 of another size (a model's frames) is no batch, so a folder
+// planned with --dim batch=1 keeps such a model as stored.
+std::vector<std::size_t> BatchAxes(const std::vector<TfliteInputDimension>& axes,
+                                   const std::vector<TfliteInputDimension>& open) {
+  const bool alias = TfliteHasBatchAlias(open);
+  std::vector<std::size_t> batch;
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    if (axes[k].axis == 0 && (axes[k].open || (!alias && axes[k].stored == 1))) batch.push_back(k);
+  return batch;
+}
+
+// A stored shape with a -1 (no signature says more): such models bind --dim batch=N on the
+// stored shapes, as any graph does.
+bool StoresOpenSizes(const Graph& graph) {
+  for (const Subgraph& sg : graph.subgraphs)
+    for (const Tensor& t : sg.tensors)
+      if (std::any_of(t.shape.begin(), t.shape.end(), [](std::int64_t d) { return d < 0; }))
+        return true;
+  return false;
+}
+
+// What a --dim may name, for the message when it names nothing.
+std::string NamesText(const std::vector<TfliteInputDimension>& axes,
+                      const std::vector<TfliteInputDimension>& open) {
+  std::vector<std::string> open_names;
+  for (const TfliteInputDimension& d : open) open_names.push_back(d.name);
+  std::vector<std::string> all;
+  for (const TfliteInputDimension& a : axes) all.push_back(a.name);
+  const std::string batch_text =
+      TfliteHasBatchAlias(open)
+          ? fmt::format("{} binds them all", kTfliteBatchAlias)
+          : fmt::format("{} binds every axis 0 stored as 1", kTfliteBatchAlias);
+  if (all.empty()) return "its subgraph 0 has no input with a dimension";
+  if (open.empty())
+    return fmt::format("it has no open dimension; its inputs' dimensions are {} ({})",
+                       fmt::join(all, ", "), batch_text);
+  return fmt::format("its open dimensions are {} ({}); its inputs' dimensions are {}",
+                     fmt::join(open_names, ", "), batch_text, fmt::join(all, ", "));
+}
+
 }  // namespace
 
-std::vector<TfliteOpenDimension> TfliteOpenDimensions(const TfliteModel& model) {
-  std::vector<TfliteOpenDimension> open;
-  if (model.graph.subgraphs.empty() || model.shape_signatures.empty()) return open;
+std::vector<TfliteInputDimension> TfliteInputDimensions(const TfliteModel& model) {
+  std::vector<TfliteInputDimension> dims;
+  if (model.graph.subgraphs.empty() || model.shape_signatures.empty()) return dims;
   const Subgraph& sg = model.graph.subgraphs[0];
+  const auto& signatures = model.shape_signatures[0];
   for (const std::int32_t t : sg.inputs) {
     if (t < 0 || static_cast<std::size_t>(t) >= sg.tensors.size()) continue;
     const Tensor& tensor = sg.tensors[static_cast<std::size_t>(t)];
-    const auto& signature = model.shape_signatures[0][static_cast<std::size_t>(t)];
+    if (tensor.is_constant) continue;
     // Only a signature of the stored rank describes the stored shape's dimensions.
-    if (signature.size() != tensor.shape.size() || tensor.is_constant) continue;
-    for (std::size_t axis = 0; axis < signature.size(); ++axis)
-      if (signature[axis] == -1)
-        open.push_back(
-            {PrintableText(fmt::format("{}:{}", tensor.name, axis)), t, axis, tensor.shape[axis]});
+    const auto& signature = signatures[static_cast<std::size_t>(t)];
+    const bool signed_shape = signature.size() == tensor.shape.size();
+    for (std::size_t axis = 0; axis < tensor.shape.size(); ++axis)
+      dims.push_back({PrintableText(fmt::format("{}:{}", tensor.name, axis)), t, axis,
+                      tensor.shape[axis], signed_shape && signature[axis] == -1});
   }
+  return dims;
+}
+
+std::vector<TfliteInputDimension> TfliteOpenDimensions(const TfliteModel& model) {
+  std::vector<TfliteInputDimension> open = TfliteInputDimensions(model);
+  std::erase_if(open, [](const TfliteInputDimension& d) { return !d.open; });
   return open;
 }
 
-bool TfliteHasBatchAlias(const std::vector<TfliteOpenDimension>& open) {
+bool TfliteHasBatchAlias(const std::vector<TfliteInputDimension>& open) {
   return !open.empty() && std::all_of(open.begin(), open.end(),
-                                      [](const TfliteOpenDimension& d) { return d.axis == 0; });
+                                      [](const TfliteInputDimension& d) { return d.axis == 0; });
 }
 
 void PropagateTfliteShapes(
     TfliteModel& model,
-    const std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>>& input_shapes) {
+    const std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>>& input_shapes,
+    bool fixed_sizes_hold) {
   Subgraph& sg = model.graph.subgraphs.at(0);
   const std::string& source = model.graph.source;
   const auto& signatures = model.shape_signatures.at(0);
@@ -118,7 +170,7 @@ void PropagateTfliteShapes(
           throw InputError(fmt::format("{}: the rule gives shape {}, which is absurd", label(k),
                                        ShapeText(outs[k].shape)));
       const auto& signature = signatures[static_cast<std::size_t>(t)];
-      if (!signature.empty() && !Agrees(outs[k].shape, signature))
+      if (!signature.empty() && !Agrees(outs[k].shape, signature, fixed_sizes_hold))
         throw InputError(
             fmt::format("{}: the rule gives shape {}, which contradicts its shape_signature {}",
                         label(k), ShapeText(outs[k].shape), ShapeText(signature)));
@@ -130,46 +182,57 @@ void PropagateTfliteShapes(
     if (!sg.tensors[t].is_constant) SetShape(sg.tensors[t], std::move(shapes[t]), source);
 }
 
-std::optional<std::vector<std::string>> BindTfliteOpenDimensions(
+std::optional<TfliteBinding> BindTfliteDimensions(
     TfliteModel& model, const std::vector<std::pair<std::string, std::int64_t>>& dims) {
-  const std::vector<TfliteOpenDimension> open = TfliteOpenDimensions(model);
-  if (open.empty()) return std::nullopt;
-  const bool alias = TfliteHasBatchAlias(open);
-  std::vector<std::optional<std::int64_t>> bound(open.size());
-  std::vector<std::string> warnings;
+  if (model.graph.subgraphs.empty() || model.shape_signatures.empty()) return std::nullopt;
+  const std::vector<TfliteInputDimension> open = TfliteOpenDimensions(model);
+  if (open.empty() && StoresOpenSizes(model.graph)) return std::nullopt;
+  const std::vector<TfliteInputDimension> axes = TfliteInputDimensions(model);
+  const std::vector<std::size_t> batch = BatchAxes(axes, open);
+  std::vector<std::optional<std::int64_t>> bound(axes.size());
+  TfliteBinding binding;
   for (const auto& [name, value] : dims) {
     if (value < 0) throw UsageError(fmt::format("--dim {}={}: the size is negative", name, value));
     bool used = false;
-    for (std::size_t k = 0; k < open.size(); ++k)
-      if (open[k].name == name || (alias && name == kTfliteBatchAlias)) {
+    for (std::size_t k = 0; k < axes.size(); ++k)
+      if (axes[k].name == name) {
         bound[k] = value;
         used = true;
       }
-    if (used) continue;
-    std::vector<std::string> names;
-    for (const TfliteOpenDimension& d : open) names.push_back(d.name);
-    warnings.push_back(fmt::format(
-        "warning: --dim {}={} binds nothing in {}: its open dimensions are {}{}; ignored", name,
-        value, model.graph.source, fmt::join(names, ", "),
-        alias ? fmt::format(" ({} binds them all)", kTfliteBatchAlias) : std::string()));
+    if (!used && name == kTfliteBatchAlias)
+      for (const std::size_t k : batch) {
+        bound[k] = value;
+        used = true;
+      }
+    if (!used)
+      binding.warnings.push_back(
+          fmt::format("warning: --dim {}={} binds nothing in {}: {}; ignored", name, value,
+                      model.graph.source, NamesText(axes, open)));
   }
-  if (std::none_of(bound.begin(), bound.end(), [](const auto& b) { return b.has_value(); }))
-    return warnings;
   std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>> inputs;
-  for (std::size_t k = 0; k < open.size(); ++k) {
+  bool open_bound = false;
+  bool fixed_changed = false;
+  bool changed = false;
+  const Subgraph& sg = model.graph.subgraphs[0];
+  for (std::size_t k = 0; k < axes.size(); ++k) {
     if (!bound[k]) continue;
+    const TfliteInputDimension& a = axes[k];
+    const Shape& stored = sg.tensors[static_cast<std::size_t>(a.tensor)].shape;
+    open_bound = open_bound || a.open;
+    changed = changed || *bound[k] != stored[a.axis];
+    fixed_changed = fixed_changed || (!a.open && *bound[k] != stored[a.axis]);
     auto it = std::find_if(inputs.begin(), inputs.end(),
-                           [&](const auto& in) { return in.first == open[k].tensor; });
+                           [&](const auto& in) { return in.first == a.tensor; });
     if (it == inputs.end()) {
-      inputs.emplace_back(
-          open[k].tensor,
-          model.graph.subgraphs[0].tensors[static_cast<std::size_t>(open[k].tensor)].shape);
+      inputs.emplace_back(a.tensor, stored);
       it = inputs.end() - 1;
     }
-    it->second[open[k].axis] = *bound[k];
+    it->second[a.axis] = *bound[k];
   }
-  PropagateTfliteShapes(model, inputs);
-  return warnings;
+  if (!open_bound && !fixed_changed) return binding;
+  PropagateTfliteShapes(model, inputs, !fixed_changed);
+  binding.resized = changed;
+  return binding;
 }
 
 }  // namespace memplan

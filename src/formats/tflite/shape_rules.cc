@@ -265,6 +265,16 @@ std::vector<RuleOutput> ExpandDims(const std::vector<RuleInput>& in) {
   return One(std::move(out), in[0].values);
 }
 
+// ARG_MAX, ARG_MIN: the input without the dimension its one-value axis input names.
+std::vector<RuleOutput> ArgMinMax(const std::vector<RuleInput>& in) {
+  Shape out = In(in, 0, "input").shape;
+  const std::vector<std::int64_t>& a = Values(in, 1, "axis");
+  if (a.size() != 1) Refuse("the axis input does not hold one value");
+  const std::size_t axis = Axis(a[0], out.size(), "axis");
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
+  return One(std::move(out));
+}
+
 // PACK: `count` inputs of one shape stacked along a new axis.
 std::vector<RuleOutput> Pack(const TfliteOpOptions& o, const std::vector<RuleInput>& in) {
   const Shape& x = In(in, 0, "input").shape;
@@ -431,7 +441,9 @@ constexpr std::string_view kBroadcast[] = {
     "POW",   "FLOOR_DIV", "FLOOR_MOD",     "LESS",        "LESS_EQUAL", "GREATER",
     "EQUAL", "NOT_EQUAL", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "SQUARED_DIFFERENCE",
     "PRELU", "SELECT_V2"};
-constexpr std::string_view kOthers[] = {"CONV_2D",
+constexpr std::string_view kOthers[] = {"ARG_MAX",
+                                        "ARG_MIN",
+                                        "CONV_2D",
                                         "DEPTHWISE_CONV_2D",
                                         "AVERAGE_POOL_2D",
                                         "MAX_POOL_2D",
@@ -531,6 +543,8 @@ std::vector<RuleOutput> OutputShapes(std::string_view op, const TfliteOpOptions&
     out = Squeeze(o, in);
   else if (op == "EXPAND_DIMS")
     out = ExpandDims(in);
+  else if (op == "ARG_MAX" || op == "ARG_MIN")
+    out = ArgMinMax(in);
   else if (op == "PACK")
     out = Pack(o, in);
   else if (op == "UNPACK")

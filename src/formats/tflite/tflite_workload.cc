@@ -7,6 +7,7 @@
 #include "memplan/shape_binding.h"
 #include "memplan/tflite.h"
 #include "memplan/tflite_shapes.h"
+#include "memplan/vela.h"
 
 namespace memplan {
 
@@ -24,11 +25,19 @@ Workload TfliteWorkload(TfliteModel model, std::string_view spec, const LoadOpti
     throw InputError(fmt::format("{}: the {} metadata is unusable: {}", spec, kOfflinePlanMetadata,
                                  model.offline_plan->problem));
   if (accounting == Accounting::kIntermediatesOnly) model.graph.fixed_offsets.clear();
-  // A model with open (-1) input dimensions binds them by name and propagates the shapes;
-  // any other model binds --dim as before (a leading -1 in a stored shape).
+  // A .tflite model binds --dim to its inputs' dimensions and propagates the shapes; one
+  // whose stored shapes hold a -1 binds --dim as any graph does (a leading -1).
   std::vector<std::string> notes;
-  if (auto warnings = BindTfliteOpenDimensions(model, options.dims)) {
-    notes = std::move(*warnings);
+  if (auto binding = BindTfliteDimensions(model, options.dims)) {
+    notes = std::move(binding->warnings);
+    if (binding->resized && !model.graph.fixed_offsets.empty()) {
+      // The offsets were chosen for the stored sizes; resized tensors would overlap.
+      model.graph.fixed_offsets.clear();
+      notes.push_back(fmt::format(
+          "note: {}: its inputs are resized, so the offsets of its {} metadata (chosen for the "
+          "stored sizes) are not used; every tensor is planned",
+          spec, kOfflinePlanMetadata));
+    }
     for (std::string& n : ApplyShapeBindings(model.graph, {}, options.shapes))
       notes.push_back(std::move(n));
   } else {
@@ -36,6 +45,10 @@ Workload TfliteWorkload(TfliteModel model, std::string_view spec, const LoadOpti
   }
   const std::string sized = SizeKernelSizedOutputs(model.graph, options.kernel_sized);
   if (!sized.empty()) notes.push_back("note: " + sized);
+  // Vela's aliasing is on purpose: say which tensors live inside a scratch area.
+  for (const VelaScratchArea& area : VelaScratchAreas(model.graph))
+    if (!area.inside.empty())
+      notes.push_back(fmt::format("note: {}: {}", spec, VelaScratchText(model.graph, area)));
   Workload w;
   try {
     w = GraphWorkload(std::move(model.graph), spec, "tflite", options);
