@@ -239,11 +239,13 @@ const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>
   problem.records.clear();
   problem.fixed_offsets.clear();
   out.others = 0;
+  out.others_high = 0;
   for (const Placement& p : placement) {
     if (p.size == 0) continue;
     const Step p_last = RecordLast(p.first, p.last);
     if (p_last < lo || p.first > hi) {  // never alive with a free tensor
       ++out.others;
+      out.others_high = std::max(out.others_high, p.offset + p.size);
       continue;
     }
     problem.records.push_back({p.size, p.first, p_last});
@@ -320,7 +322,9 @@ void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
                         dealloc_node_[t], t};
   }
   out.placed = free.size();
-  out.high_water = HighWater(out.placement);
+  // Every placement is the problem's (fixed or free: the verified arena covers them) or one
+  // ProblemAround left out (others_high): no pass over the whole layout.
+  out.high_water = std::max(plan.arena_bytes, out.others_high);
 }
 
 cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& range,

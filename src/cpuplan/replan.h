@@ -33,6 +33,7 @@ struct Replan {
   std::size_t placed = 0;            // tensors placed
   std::size_t fixed = 0;             // placements they were placed around
   std::size_t others = 0;            // placements kept that cannot be alive with them
+  Bytes others_high = 0;             // the highest end among those (the rest are in the problem)
   Bytes high_water = 0;
   bool tflite_candidate = false;  // planned from nothing, TensorFlow Lite's placement among
   Bytes bound = kUnknownBound;    // the lower bound of the whole layout, when known
