@@ -338,6 +338,28 @@ TEST(CpuPlannerScanFit, SameOffsetsAsTheIndexedStrategies) {
   }
 }
 
+// greedy_by_size's order kept from an earlier problem (KeepIfStillSorted) only when it is the
+// order a sort gives: the earlier order is another random problem's (often of another size,
+// sometimes with fixed records, sometimes naming a record the problem lacks), then the same
+// problem with every size doubled (the order holds and is kept).
+TEST(CpuPlannerScanFit, AnEarlierOrderIsKeptOnlyWhenStillTheOrder) {
+  std::mt19937_64 rng(31);
+  std::size_t kept = 0;
+  std::vector<std::size_t> order;  // carried from problem to problem, as the planner's scratch
+  for (int k = 0; k < 400; ++k) {
+    Problem p = RandomProblem(rng, k % 5 == 4);
+    if (k % 7 == 3) order.push_back(p.size() + 5);
+    cpuplan::GreedyBySizeOrder(p, order);
+    EXPECT_EQ(order, cpuplan::GreedyBySizeOrder(p)) << k;
+    for (UsageRecord& r : p.records) r.size *= 2;
+    const std::vector<std::size_t> earlier = order;
+    cpuplan::GreedyBySizeOrder(p, order);
+    EXPECT_EQ(order, cpuplan::GreedyBySizeOrder(p)) << k;
+    kept += p.fixed_offsets.empty() && order == earlier ? 1 : 0;
+  }
+  EXPECT_GT(kept, 200u);  // the shortcut was taken, not only the sort
+}
+
 TEST(CpuPlannerScanFit, SweepVerificationAgreesWithFindViolations) {
   std::mt19937_64 rng(29);
   std::size_t rejected = 0;

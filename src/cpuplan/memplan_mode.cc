@@ -99,11 +99,17 @@ Bytes HighWater(const std::vector<Placement>& placement) {
 }  // namespace
 
 OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
-                                                  const std::vector<std::int32_t>& free) const {
-  // TensorFlow Lite places in its own order.
-  std::vector<std::size_t> order(free.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  cpuplan::SortInTfliteOrder(order, free, graph_, alloc_node_, dealloc_node_);
+                                                  const std::vector<std::int32_t>& free) {
+  // TensorFlow Lite places in its own order (the last one's, when it still is).
+  std::vector<std::size_t>& order = scratch_.tflite_order;
+  const auto before = [&](std::size_t a, std::size_t b) {
+    return cpuplan::TfliteOrderBefore(free[a], free[b], graph_, alloc_node_, dealloc_node_);
+  };
+  if (!cpuplan::KeepIfStillSorted(order, free.size(), before)) {
+    order.resize(free.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), before);
+  }
   if (problem.size() <= cpuplan::kScanRecords) return cpuplan::PlaceByScan(problem, order, true);
   // The indexed strategy places in record order: the records in that order, the offsets back.
   Problem sorted;

@@ -148,7 +148,7 @@ class CpuArenaPlanner::Impl {
   void CheckAgainstTflite(cpuplan::Layout& layout, bool tflite_was_candidate, Bytes bound);
   // TensorFlow Lite's placement of a problem without fixed records whose record k is tensor
   // free[k] (records in its order, offsets returned in the problem's).
-  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free) const;
+  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free);
 
   std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
   cpuplan::PlanScratch scratch_;     // kMemplan: buffers reused from plan to plan

@@ -46,8 +46,9 @@ struct Replan {
 struct PlanScratch {
   RangeToPlan range;
   std::vector<std::int32_t> registered;
-  std::vector<std::int32_t> free;  // the tensors a re-plan or a repair places
-  std::vector<std::size_t> order;
+  std::vector<std::int32_t> free;         // the tensors a re-plan or a repair places
+  std::vector<std::size_t> order;         // greedy_by_size's, kept while it still holds
+  std::vector<std::size_t> tflite_order;  // TensorFlow Lite's, the same
   Problem problem;
 
   // Room for a graph of `tensors` tensors, taken with the graph rather than by its first plan.
@@ -57,6 +58,7 @@ struct PlanScratch {
     registered.reserve(tensors);
     free.reserve(tensors);
     order.reserve(tensors);
+    tflite_order.reserve(tensors);
     problem.records.reserve(tensors);
     problem.fixed_offsets.reserve(tensors);
   }

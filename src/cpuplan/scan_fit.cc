@@ -43,20 +43,22 @@ std::string OverlapMessage(const Problem& problem, const std::vector<Bytes>& off
 }  // namespace
 
 std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem) {
-  std::vector<std::size_t> order;
+  std::vector<std::size_t> order;  // empty: nothing earlier to keep
   GreedyBySizeOrder(problem, order);
   return order;
 }
 
 void GreedyBySizeOrder(const Problem& problem, std::vector<std::size_t>& order) {
+  const auto before = [&](std::size_t a, std::size_t b) {
+    const Bytes sa = problem.records[a].size, sb = problem.records[b].size;
+    return sa != sb ? sa > sb : a < b;
+  };
+  if (problem.fixed_offsets.empty() && KeepIfStillSorted(order, problem.size(), before)) return;
   order.clear();
   order.reserve(problem.size());
   for (std::size_t i = 0; i < problem.size(); ++i)
     if (!problem.IsFixed(i)) order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const Bytes sa = problem.records[a].size, sb = problem.records[b].size;
-    return sa != sb ? sa > sb : a < b;
-  });
+  std::sort(order.begin(), order.end(), before);
 }
 
 OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order,
