@@ -142,7 +142,10 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
       shadow_.Executed(first, last, logged_shapes_, false);
       stats_.cache_hit = true;
     } else {
-      logged_shapes_ = std::make_shared<const cpuplan::ShapeSignature>(signature_);
+      // A copy of the shapes for the log and the cache, unless the last one logged is the
+      // same (the first call after PlanAllocations, a range after ResetAllocationsAfter).
+      if (!logged_shapes_ || !(*logged_shapes_ == signature_))
+        logged_shapes_ = std::make_shared<const cpuplan::ShapeSignature>(signature_);
       shadow_.Executed(first, last, logged_shapes_, false);
       AssignTemporaries(first, last);
       layout_ = PlanLayout(first, last, fresh);
