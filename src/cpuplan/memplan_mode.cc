@@ -379,7 +379,8 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
 // time proportional to them and the placements alive with them. The repair is kept only when
 // the arena is then at the layout's lower bound (no plan, TensorFlow Lite's included, can be
 // smaller).
-std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::RangeToPlan& range) {
+std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::RangeToPlan& range,
+                                                             cpuplan::Replan& missed) {
   const auto count = static_cast<std::size_t>(
       std::count_if(range.tensors.begin(), range.tensors.end(),
                     [&](std::int32_t t) { return range.start[t].size == 0; }));
@@ -396,7 +397,11 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
   }
   const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out);
   Settle(out, problem, changed, CheapPlacement(problem, "greedy_by_size"));
-  if (!RepairAtBound(out, range.previous.get())) return std::nullopt;
+  if (!RepairAtBound(out, range.previous.get())) {
+    missed.bound = out.bound;  // swept over every placement of the repaired layout
+    missed.peak = out.peak;
+    return std::nullopt;
+  }
   return out;
 }
 
@@ -430,13 +435,20 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
 // that stays above the bound is compared with a plan of the whole range from its first node,
 // so a re-plan that keeps offsets is never above a whole one.
 cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& range) {
-  if (std::optional<cpuplan::Replan> repaired = Repair(range)) return std::move(*repaired);
+  cpuplan::Replan missed;  // bound and peak only
+  if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
   cpuplan::Replan chosen = PlanFrom(range, range.reach);
   if (chosen.fixed == 0 || range.reach <= range.first_node) return chosen;
-  chosen.bound = chosen.high_water <= chosen.problem_bound
-                     ? chosen.high_water
-                     : cpuplan::SweepLowerBound(RecordsOf(chosen.placement),
-                                                options_.tensor_alignment, &chosen.peak);
+  // A missed repair swept the bound of the same records (every tensor the range keeps or
+  // places, at its current size and lifetime): no second sweep.
+  if (chosen.high_water <= chosen.problem_bound)
+    chosen.bound = chosen.high_water;
+  else if (missed.bound != cpuplan::kUnknownBound) {
+    chosen.bound = missed.bound;
+    chosen.peak = missed.peak;
+  } else
+    chosen.bound = cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment,
+                                            &chosen.peak);
   if (chosen.high_water > chosen.bound) {
     cpuplan::Replan again = PlanFrom(range, range.first_node);
     if (again.high_water < chosen.high_water) chosen = std::move(again);
