@@ -196,7 +196,7 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
   range.previous = layout_ ? layout_ : hint_;
   const std::size_t n = graph_.tensors.size();
   std::vector<std::int32_t>& registered = scratch_.registered;
-  Registered(first, last, registered);  // marks seen_
+  Registered(first, last, registered);  // distinct tensors
   // The previous placements that still hold. The first call after a reset takes from the old
   // layout only the offsets of the range's tensors: the others have no memory until their
   // own range is executed.
@@ -204,11 +204,15 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
   const std::vector<Placement>* before = range.previous ? &range.previous->placement : nullptr;
   range.start.assign(n, Placement{});
   const std::size_t known = before && before->size() <= n ? before->size() : 0;
-  for (std::size_t t = 0; t < known; ++t) {
-    const Placement& p = (*before)[t];
-    const auto i = static_cast<std::int32_t>(t);
-    if (p.size > 0 && Holds(p, i) && OwnsMemory(i) && (!from_hint || seen_[t] == epoch_))
-      range.start[t] = p;
+  const auto take_if_holds = [&](std::int32_t t) {
+    const Placement& p = (*before)[static_cast<std::size_t>(t)];
+    if (p.size > 0 && Holds(p, t) && OwnsMemory(t)) range.start[static_cast<std::size_t>(t)] = p;
+  };
+  if (from_hint) {  // the range's own tensors only: no pass over every tensor of the graph
+    for (const std::int32_t t : registered)
+      if (static_cast<std::size_t>(t) < known) take_if_holds(t);
+  } else {
+    for (std::size_t t = 0; t < known; ++t) take_if_holds(static_cast<std::int32_t>(t));
   }
   // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
   // the replay needs to know (tflite_shadow.h).
