@@ -338,12 +338,36 @@ TEST(CpuPlannerScanFit, SameOffsetsAsTheIndexedStrategies) {
   }
 }
 
+// greedy_by_size's order kept from an earlier problem (KeepIfStillSorted) only when it is the
+// order a sort gives: the earlier order is another random problem's (often of another size,
+// sometimes with fixed records, sometimes naming a record the problem lacks), then the same
+// problem with every size doubled (the order holds and is kept).
+TEST(CpuPlannerScanFit, AnEarlierOrderIsKeptOnlyWhenStillTheOrder) {
+  std::mt19937_64 rng(31);
+  std::size_t kept = 0;
+  std::vector<std::size_t> order;  // carried from problem to problem, as the planner's scratch
+  for (int k = 0; k < 400; ++k) {
+    Problem p = RandomProblem(rng, k % 5 == 4);
+    if (k % 7 == 3) order.push_back(p.size() + 5);
+    cpuplan::GreedyBySizeOrder(p, order);
+    EXPECT_EQ(order, cpuplan::GreedyBySizeOrder(p)) << k;
+    for (UsageRecord& r : p.records) r.size *= 2;
+    const std::vector<std::size_t> earlier = order;
+    cpuplan::GreedyBySizeOrder(p, order);
+    EXPECT_EQ(order, cpuplan::GreedyBySizeOrder(p)) << k;
+    kept += p.fixed_offsets.empty() && order == earlier ? 1 : 0;
+  }
+  EXPECT_GT(kept, 200u);  // the shortcut was taken, not only the sort
+}
+
 TEST(CpuPlannerScanFit, SweepVerificationAgreesWithFindViolations) {
   std::mt19937_64 rng(29);
   std::size_t rejected = 0;
   for (int k = 0; k < 400; ++k) {
     const Problem p = RandomProblem(rng, false);
     OffsetPlan plan = PlanGreedyBySize(p);
+    // The valid plan first: the check of the moved one below may start from its order.
+    EXPECT_NO_THROW(cpuplan::VerifyBySweep(p, plan)) << k;
     if (k % 2 == 1 && !plan.offsets.empty()) {  // move one record: often an overlap
       plan.offsets[rng() % plan.offsets.size()] = p.alignment * (rng() % 8);
       plan.arena_bytes = ArenaBytes(p, plan.offsets);

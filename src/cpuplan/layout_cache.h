@@ -21,20 +21,30 @@ struct Layout {
   std::int64_t peak_step = -1;  // a node where its lower bound is reached, when known (-1)
 };
 
-// Every tensor's bytes and type, and a hash of them updated in O(1) per change.
+// Every tensor's bytes and type, and a hash of them updated in O(1) per change. Both live in
+// one array (the bytes, then the types packed eight to a word): a copy for the cache is one
+// allocation and its comparison one memcmp.
 class ShapeSignature {
  public:
   void Reset(const std::vector<CpuTensor>& tensors);
   void Set(std::size_t tensor, Bytes bytes, CpuAllocationType type);
   std::uint64_t hash() const { return hash_; }
-  const std::vector<Bytes>& bytes() const { return bytes_; }
-  const std::vector<std::uint8_t>& types() const { return types_; }
+  std::size_t size() const { return size_; }
+  Bytes bytes(std::size_t tensor) const { return words_[tensor]; }
+  CpuAllocationType type(std::size_t tensor) const {
+    return static_cast<CpuAllocationType>(Types()[tensor]);
+  }
   bool operator==(const ShapeSignature& other) const;
 
  private:
   static std::uint64_t Term(std::size_t tensor, Bytes bytes, std::uint8_t type);
-  std::vector<Bytes> bytes_;
-  std::vector<std::uint8_t> types_;
+  // The types, a byte per tensor, in the words after the bytes (bytes may alias any object).
+  std::uint8_t* Types() { return reinterpret_cast<std::uint8_t*>(words_.data() + size_); }
+  const std::uint8_t* Types() const {
+    return reinterpret_cast<const std::uint8_t*>(words_.data() + size_);
+  }
+  std::vector<Bytes> words_;
+  std::size_t size_ = 0;
   std::uint64_t hash_ = 0;
 };
 

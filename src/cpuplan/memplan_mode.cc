@@ -99,11 +99,17 @@ Bytes HighWater(const std::vector<Placement>& placement) {
 }  // namespace
 
 OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
-                                                  const std::vector<std::int32_t>& free) const {
-  // TensorFlow Lite places in its own order.
-  std::vector<std::size_t> order(free.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  cpuplan::SortInTfliteOrder(order, free, graph_, alloc_node_, dealloc_node_);
+                                                  const std::vector<std::int32_t>& free) {
+  // TensorFlow Lite places in its own order (the last one's, when it still is).
+  std::vector<std::size_t>& order = scratch_.tflite_order;
+  const auto before = [&](std::size_t a, std::size_t b) {
+    return cpuplan::TfliteOrderBefore(free[a], free[b], graph_, alloc_node_, dealloc_node_);
+  };
+  if (!cpuplan::KeepIfStillSorted(order, free.size(), before)) {
+    order.resize(free.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), before);
+  }
   if (problem.size() <= cpuplan::kScanRecords) return cpuplan::PlaceByScan(problem, order, true);
   // The indexed strategy places in record order: the records in that order, the offsets back.
   Problem sorted;
@@ -136,7 +142,10 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
       shadow_.Executed(first, last, logged_shapes_, false);
       stats_.cache_hit = true;
     } else {
-      logged_shapes_ = std::make_shared<const cpuplan::ShapeSignature>(signature_);
+      // A copy of the shapes for the log and the cache, unless the last one logged is the
+      // same (the first call after PlanAllocations, a range after ResetAllocationsAfter).
+      if (!logged_shapes_ || !(*logged_shapes_ == signature_))
+        logged_shapes_ = std::make_shared<const cpuplan::ShapeSignature>(signature_);
       shadow_.Executed(first, last, logged_shapes_, false);
       AssignTemporaries(first, last);
       layout_ = PlanLayout(first, last, fresh);
@@ -187,7 +196,7 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
   range.previous = layout_ ? layout_ : hint_;
   const std::size_t n = graph_.tensors.size();
   std::vector<std::int32_t>& registered = scratch_.registered;
-  Registered(first, last, registered);  // marks seen_
+  Registered(first, last, registered);  // distinct tensors
   // The previous placements that still hold. The first call after a reset takes from the old
   // layout only the offsets of the range's tensors: the others have no memory until their
   // own range is executed.
@@ -195,11 +204,15 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
   const std::vector<Placement>* before = range.previous ? &range.previous->placement : nullptr;
   range.start.assign(n, Placement{});
   const std::size_t known = before && before->size() <= n ? before->size() : 0;
-  for (std::size_t t = 0; t < known; ++t) {
-    const Placement& p = (*before)[t];
-    const auto i = static_cast<std::int32_t>(t);
-    if (p.size > 0 && Holds(p, i) && OwnsMemory(i) && (!from_hint || seen_[t] == epoch_))
-      range.start[t] = p;
+  const auto take_if_holds = [&](std::int32_t t) {
+    const Placement& p = (*before)[static_cast<std::size_t>(t)];
+    if (p.size > 0 && Holds(p, t) && OwnsMemory(t)) range.start[static_cast<std::size_t>(t)] = p;
+  };
+  if (from_hint) {  // the range's own tensors only: no pass over every tensor of the graph
+    for (const std::int32_t t : registered)
+      if (static_cast<std::size_t>(t) < known) take_if_holds(t);
+  } else {
+    for (std::size_t t = 0; t < known; ++t) take_if_holds(static_cast<std::int32_t>(t));
   }
   // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
   // the replay needs to know (tflite_shadow.h).
@@ -239,11 +252,13 @@ const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>
   problem.records.clear();
   problem.fixed_offsets.clear();
   out.others = 0;
+  out.others_high = 0;
   for (const Placement& p : placement) {
     if (p.size == 0) continue;
     const Step p_last = RecordLast(p.first, p.last);
     if (p_last < lo || p.first > hi) {  // never alive with a free tensor
       ++out.others;
+      out.others_high = std::max(out.others_high, p.offset + p.size);
       continue;
     }
     problem.records.push_back({p.size, p.first, p_last});
@@ -320,7 +335,9 @@ void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
                         dealloc_node_[t], t};
   }
   out.placed = free.size();
-  out.high_water = HighWater(out.placement);
+  // Every placement is the problem's (fixed or free: the verified arena covers them) or one
+  // ProblemAround left out (others_high): no pass over the whole layout.
+  out.high_water = std::max(plan.arena_bytes, out.others_high);
 }
 
 cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& range,
@@ -366,7 +383,8 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
 // time proportional to them and the placements alive with them. The repair is kept only when
 // the arena is then at the layout's lower bound (no plan, TensorFlow Lite's included, can be
 // smaller).
-std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::RangeToPlan& range) {
+std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::RangeToPlan& range,
+                                                             cpuplan::Replan& missed) {
   const auto count = static_cast<std::size_t>(
       std::count_if(range.tensors.begin(), range.tensors.end(),
                     [&](std::int32_t t) { return range.start[t].size == 0; }));
@@ -383,7 +401,11 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
   }
   const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out);
   Settle(out, problem, changed, CheapPlacement(problem, "greedy_by_size"));
-  if (!RepairAtBound(out, range.previous.get())) return std::nullopt;
+  if (!RepairAtBound(out, range.previous.get())) {
+    missed.bound = out.bound;  // swept over every placement of the repaired layout
+    missed.peak = out.peak;
+    return std::nullopt;
+  }
   return out;
 }
 
@@ -417,13 +439,20 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
 // that stays above the bound is compared with a plan of the whole range from its first node,
 // so a re-plan that keeps offsets is never above a whole one.
 cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& range) {
-  if (std::optional<cpuplan::Replan> repaired = Repair(range)) return std::move(*repaired);
+  cpuplan::Replan missed;  // bound and peak only
+  if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
   cpuplan::Replan chosen = PlanFrom(range, range.reach);
   if (chosen.fixed == 0 || range.reach <= range.first_node) return chosen;
-  chosen.bound = chosen.high_water <= chosen.problem_bound
-                     ? chosen.high_water
-                     : cpuplan::SweepLowerBound(RecordsOf(chosen.placement),
-                                                options_.tensor_alignment, &chosen.peak);
+  // A missed repair swept the bound of the same records (every tensor the range keeps or
+  // places, at its current size and lifetime): no second sweep.
+  if (chosen.high_water <= chosen.problem_bound)
+    chosen.bound = chosen.high_water;
+  else if (missed.bound != cpuplan::kUnknownBound) {
+    chosen.bound = missed.bound;
+    chosen.peak = missed.peak;
+  } else
+    chosen.bound = cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment,
+                                            &chosen.peak);
   if (chosen.high_water > chosen.bound) {
     cpuplan::Replan again = PlanFrom(range, range.first_node);
     if (again.high_water < chosen.high_water) chosen = std::move(again);

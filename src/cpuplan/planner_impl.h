@@ -120,7 +120,9 @@ class CpuArenaPlanner::Impl {
   // A repair when it reaches the bound, else a re-plan from the reach (and from the
   // range's first node when kept offsets cost something).
   cpuplan::Replan ChooseReplan(const cpuplan::RangeToPlan& range);
-  std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range);
+  // `missed` receives the bound of the whole layout and its peak when a repair missed the
+  // bound (a re-plan of the same range places the same tensors: the same bound).
+  std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range, cpuplan::Replan& missed);
   bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous) const;
   cpuplan::Replan PlanFrom(const cpuplan::RangeToPlan& range, std::int32_t from);
   // The range's placements with every tensor first used after its last node forgotten.
@@ -148,7 +150,7 @@ class CpuArenaPlanner::Impl {
   void CheckAgainstTflite(cpuplan::Layout& layout, bool tflite_was_candidate, Bytes bound);
   // TensorFlow Lite's placement of a problem without fixed records whose record k is tensor
   // free[k] (records in its order, offsets returned in the problem's).
-  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free) const;
+  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free);
 
   std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
   cpuplan::PlanScratch scratch_;     // kMemplan: buffers reused from plan to plan

@@ -104,8 +104,11 @@ void CpuArenaPlanner::Impl::PlanAllocations() {
       dealloc_node_[root] = node_index;
     }
   }
-  if (options_.mode == CpuPlannerMode::kMemplan)
-    shadow_.Planned(std::make_shared<const cpuplan::ShapeSignature>(signature_));
+  if (options_.mode == CpuPlannerMode::kMemplan) {
+    // The first ExecuteAllocations usually sees these shapes too: it logs the same copy.
+    logged_shapes_ = std::make_shared<const cpuplan::ShapeSignature>(signature_);
+    shadow_.Planned(logged_shapes_);
+  }
   ++version_;
 }
 

@@ -33,6 +33,7 @@ struct Replan {
   std::size_t placed = 0;            // tensors placed
   std::size_t fixed = 0;             // placements they were placed around
   std::size_t others = 0;            // placements kept that cannot be alive with them
+  Bytes others_high = 0;             // the highest end among those (the rest are in the problem)
   Bytes high_water = 0;
   bool tflite_candidate = false;  // planned from nothing, TensorFlow Lite's placement among
   Bytes bound = kUnknownBound;    // the lower bound of the whole layout, when known
@@ -45,8 +46,9 @@ struct Replan {
 struct PlanScratch {
   RangeToPlan range;
   std::vector<std::int32_t> registered;
-  std::vector<std::int32_t> free;  // the tensors a re-plan or a repair places
-  std::vector<std::size_t> order;
+  std::vector<std::int32_t> free;         // the tensors a re-plan or a repair places
+  std::vector<std::size_t> order;         // greedy_by_size's, kept while it still holds
+  std::vector<std::size_t> tflite_order;  // TensorFlow Lite's, the same
   Problem problem;
 
   // Room for a graph of `tensors` tensors, taken with the graph rather than by its first plan.
@@ -56,6 +58,7 @@ struct PlanScratch {
     registered.reserve(tensors);
     free.reserve(tensors);
     order.reserve(tensors);
+    tflite_order.reserve(tensors);
     problem.records.reserve(tensors);
     problem.fixed_offsets.reserve(tensors);
   }

@@ -43,20 +43,22 @@ std::string OverlapMessage(const Problem& problem, const std::vector<Bytes>& off
 }  // namespace
 
 std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem) {
-  std::vector<std::size_t> order;
+  std::vector<std::size_t> order;  // empty: nothing earlier to keep
   GreedyBySizeOrder(problem, order);
   return order;
 }
 
 void GreedyBySizeOrder(const Problem& problem, std::vector<std::size_t>& order) {
+  const auto before = [&](std::size_t a, std::size_t b) {
+    const Bytes sa = problem.records[a].size, sb = problem.records[b].size;
+    return sa != sb ? sa > sb : a < b;
+  };
+  if (problem.fixed_offsets.empty() && KeepIfStillSorted(order, problem.size(), before)) return;
   order.clear();
   order.reserve(problem.size());
   for (std::size_t i = 0; i < problem.size(); ++i)
     if (!problem.IsFixed(i)) order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const Bytes sa = problem.records[a].size, sb = problem.records[b].size;
-    return sa != sb ? sa > sb : a < b;
-  });
+  std::sort(order.begin(), order.end(), before);
 }
 
 OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order,
@@ -145,10 +147,22 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
   if (n <= kSmallRecords) {
     // The records in offset order, each checked against those that start before it ends
     // (every overlapping pair is such a pair): no memory allocated, and fewer pairs than all.
-    std::array<std::uint32_t, kSmallRecords> by_offset;
-    for (std::uint32_t i = 0; i < n; ++i) by_offset[i] = i;
-    std::sort(by_offset.begin(), by_offset.begin() + static_cast<long>(n),
-              [&](std::uint32_t a, std::uint32_t b) { return plan.offsets[a] < plan.offsets[b]; });
+    // The last verification's order is kept when its offsets are still in order (a resize
+    // that scales every tensor alike): a permutation of the same n records, checked here
+    // against this plan's offsets only, so the check stays independent of the placement.
+    static thread_local std::array<std::uint32_t, kSmallRecords> by_offset;
+    static thread_local std::size_t by_offset_size = 0;
+    const auto begins_before = [&](std::uint32_t a, std::uint32_t b) {
+      return plan.offsets[a] < plan.offsets[b];
+    };
+    bool in_order = by_offset_size == n;
+    for (std::size_t k = 1; k < n && in_order; ++k)
+      in_order = !begins_before(by_offset[k], by_offset[k - 1]);
+    if (!in_order) {
+      for (std::uint32_t i = 0; i < n; ++i) by_offset[i] = i;
+      std::sort(by_offset.begin(), by_offset.begin() + static_cast<long>(n), begins_before);
+      by_offset_size = n;
+    }
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint32_t i = by_offset[k];
       const Bytes end = plan.offsets[i] + problem.records[i].size;

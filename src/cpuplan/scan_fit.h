@@ -26,7 +26,24 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
 // greedy_by_size's order: records without a fixed offset, larger first, equal sizes in
 // record order.
 std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem);
+// The same into `order`, which on entry may hold an earlier order: kept, without sorting,
+// when the problem has no fixed records and it is still the order (a shape that scales
+// every tensor alike keeps it; KeepIfStillSorted checks).
 void GreedyBySizeOrder(const Problem& problem, std::vector<std::size_t>& order);
+
+// Whether `order` is a permutation of 0..n-1 already sorted by `before` (a strict total
+// order, so the sorted permutation is unique and a sort would return `order` itself).
+// O(n): a re-plan after a resize that kept the relative sizes skips its sort.
+template <typename Before>
+bool KeepIfStillSorted(const std::vector<std::size_t>& order, std::size_t n, Before before) {
+  if (order.size() != n) return false;
+  // Distinct (the values come from an earlier order) and all below n: a permutation.
+  for (const std::size_t k : order)
+    if (k >= n) return false;
+  for (std::size_t i = 1; i < n; ++i)
+    if (!before(order[i - 1], order[i])) return false;
+  return true;
+}
 
 // InternalError naming the strategy and the first violation when the plan is not valid
 // for the problem (the checks of memplan/plan.h FindViolations).

@@ -10,7 +10,7 @@ TfliteShadow::TfliteShadow() = default;
 TfliteShadow::~TfliteShadow() = default;
 
 void TfliteShadow::Planned(std::shared_ptr<const ShapeSignature> shapes) {
-  dropped_in_.assign(shapes->bytes().size(), 0);
+  dropped_in_.assign(shapes->size(), 0);
   drops_ = 0;
   plan_shapes_ = std::move(shapes);
   ++generation_;
@@ -58,14 +58,12 @@ void TfliteShadow::Dropped(std::size_t tensor) {
 }
 
 void TfliteShadow::ApplyShapes(const ShapeSignature& shapes) {
-  const auto& bytes = shapes.bytes();
-  const auto& types = shapes.types();
   const CpuGraph& g = replay_->graph_;
-  for (std::size_t t = 0; t < bytes.size() && t < g.tensors.size(); ++t) {
+  for (std::size_t t = 0; t < shapes.size() && t < g.tensors.size(); ++t) {
     const auto i = static_cast<std::int32_t>(t);
-    const auto type = static_cast<CpuAllocationType>(types[t]);
+    const CpuAllocationType type = shapes.type(t);
     if (g.tensors[t].type != type) replay_->SetAllocationType(i, type);
-    if (g.tensors[t].bytes != bytes[t]) replay_->ResizeTensor(i, bytes[t]);
+    if (g.tensors[t].bytes != shapes.bytes(t)) replay_->ResizeTensor(i, shapes.bytes(t));
   }
 }
 
