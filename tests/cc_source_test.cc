@@ -97,6 +97,16 @@ TEST(CcModelSource, LowerBoundsSaidOnEachConstantsLine) {
   }
   EXPECT_EQ(constants, 3u);
   EXPECT_THAT(f.header, HasSubstr("MY_CUSTOM_OP"));
+  EXPECT_THAT(f.header, Not(HasSubstr("UNSUPPORTED")));
+}
+
+TEST(CcModelSource, NamesTheOpsTheKernelsRefuse) {
+  CcModelSource s = Sample("TFL3");
+  s.arena.unsupported.push_back({0, 1, "DEQUANTIZE", "DEQUANTIZE from float16"});
+  const CcModelFiles f = WriteCcModelSource(s);
+  EXPECT_THAT(f.header, HasSubstr("// UNSUPPORTED by TFLM's reference kernels on arm32"));
+  EXPECT_THAT(f.header, HasSubstr("DEQUANTIZE from float16"));
+  EXPECT_THAT(f.header, HasSubstr("They are exact"));  // the sizes themselves are
 }
 
 TEST(CcModelSource, CommentsStayCommentsInEveryDialect) {

@@ -59,6 +59,19 @@ if grep -q '"lower_bound": true' "$work/arena.json"; then expected=3; else expec
   exit 1
 }
 
+# Ops the reference kernels refuse are named in the header, exactly when arena names them.
+if grep -q '"unsupported_ops": \[\]' "$work/arena.json"; then
+  ! grep -q UNSUPPORTED "$work/a/$name.h" || {
+    echo "FAIL: the header names unsupported ops that arena does not"
+    exit 1
+  }
+else
+  grep -q "UNSUPPORTED by TFLM's reference kernels on $target" "$work/a/$name.h" || {
+    echo "FAIL: arena names unsupported ops, the header does not"
+    exit 1
+  }
+fi
+
 cat >"$work/print.cc" <<'PROGRAM'
 #include <cstdio>
 #include "checked_model.h"

@@ -335,6 +335,12 @@ EmbedReport Embed(const EmbedOptions& o) {
   if (!r.device)
     throw InputError(fmt::format("{}: cannot write C++ source without TFLM's arena sizes on {}: {}",
                                  o.model, o.target, r.device_problem));
+  if (!r.device->unsupported.empty() && !o.quiet)
+    fmt::print(stderr,
+               "memplan: warning: {}: TFLM's {} kernels refuse {} op(s) of the model on {} "
+               "(named in {}): the firmware will fail in AllocateTensors()\n",
+               o.model, o.kernels, r.device->unsupported.size(), o.target,
+               cc_out.header.filename().string());
   CcModelSource source;
   source.name = name;
   source.header_file = cc_out.header.filename().string();

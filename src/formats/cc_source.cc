@@ -160,6 +160,13 @@ std::string HeaderText(const CcModelSource& s) {
   h += fmt::format("// with its {} kernels, on target {}, the arena's start 16-byte aligned:\n",
                    CommentText(s.kernels), CommentText(f.target.name));
   h += fmt::format("//   {}\n", CommentText(f.target.description));
+  if (!f.unsupported.empty()) {
+    // Said first: with these ops the firmware fails in AllocateTensors whatever the arena.
+    h += fmt::format("// UNSUPPORTED by TFLM's {} kernels on {}: AllocateTensors() will fail on\n",
+                     CommentText(s.kernels), CommentText(f.target.name));
+    for (const std::string& line : GroupTflmOpNotes(f.unsupported))
+      h += fmt::format("//   {}\n", CommentText(line));
+  }
   if (f.lower_bound()) {
     h += "// They are LOWER BOUNDS: the memory these ops need is not modelled:\n";
     for (const std::string& line : GroupTflmOpNotes(f.unmodelled))
