@@ -5,8 +5,8 @@
 # <target>: NAME.h (the namespace NAME with kModel, kModelSize, kTensorArenaSize,
 # kPersistentArenaSize and kNonPersistentArenaSize) and NAME.cc, in
 # ${CMAKE_CURRENT_BINARY_DIR}/memplan_models, which becomes an include directory of <target>.
-# NAME defaults to the model's file name without its extension (it must then be a C
-# identifier, e.g. person_detect_96_int8). The sources are made again when the model or the
+# NAME defaults to the model's file name without its extension, made an identifier
+# (mobilenet_v1_0.25_128_quant.tflite: mobilenet_v1_0_25_128_quant), as memplan embed does. The sources are made again when the model or the
 # command changes. OPTIONS go to memplan embed as they are (e.g. --dim batch=1, --reorder).
 function(memplan_tflm_model target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;TARGET;KERNELS;NAME" "OPTIONS")
@@ -23,11 +23,19 @@ function(memplan_tflm_model target)
   if(arg_NAME)
     set(name "${arg_NAME}")
   else()
+    # The model's file name made an identifier as memplan embed makes it: other characters
+    # become one '_', none leads or ends, and "model_" goes before a leading digit.
     get_filename_component(name "${model}" NAME_WLE)
+    string(REGEX REPLACE "[^A-Za-z0-9_]+" "_" name "${name}")
+    string(REGEX REPLACE "__+" "_" name "${name}")
+    string(REGEX REPLACE "^_+|_+$" "" name "${name}")
+    if(name STREQUAL "" OR name MATCHES "^[0-9]")
+      string(PREPEND name "model_")
+    endif()
   endif()
-  if(NOT name MATCHES "^[A-Za-z][A-Za-z0-9_]*$")
-    message(FATAL_ERROR "memplan_tflm_model(${target}): '${name}' is not a C identifier; "
-                        "give NAME")
+  if(NOT name MATCHES "^[A-Za-z][A-Za-z0-9_]*$" OR name MATCHES "__")
+    message(FATAL_ERROR "memplan_tflm_model(${target}): NAME '${name}' is not a C identifier "
+                        "(letters, digits and single '_', a letter first)")
   endif()
   set(flags --name ${name} --quiet)
   if(arg_TARGET)
