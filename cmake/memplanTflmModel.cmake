@@ -6,8 +6,8 @@
 # kPersistentArenaSize and kNonPersistentArenaSize) and NAME.cc, in
 # ${CMAKE_CURRENT_BINARY_DIR}/memplan_models, which becomes an include directory of <target>.
 # NAME defaults to the model's file name without its extension, made an identifier
-# (mobilenet_v1_0.25_128_quant.tflite: mobilenet_v1_0_25_128_quant), as memplan embed does. The sources are made again when the model or the
-# command changes. OPTIONS go to memplan embed as they are (e.g. --dim batch=1, --reorder).
+# (mobilenet_v1_0.25_128_quant.tflite: mobilenet_v1_0_25_128_quant), as memplan embed does.
+# The sources are made again when the model or the command changes. OPTIONS go to memplan embed as they are (e.g. --dim batch=1, --reorder).
 function(memplan_tflm_model target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;TARGET;KERNELS;NAME" "OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
