@@ -217,6 +217,7 @@ TEST(EmbedCc, BadCallsWriteNothing) {
       {out + " --name int", 2, "keyword"},
       {" -o " + Quote(dir / "m.tflite") + " --emit cc", 2, "NAME.cc"},
       {out + " --emit tflite", 2, "C++ source file"},
+      {" -o " + Quote(dir / "m.tflite") + " --name kws", 2, "a name is for C++ source"},
       {out + " --target avr8", 2, "--target"},
       {out + " --kernels fastest", 2, "--kernels"},
       {" -o " + Quote(dir / "no" / "such" / "m.cc"), 1, "no directory"},

@@ -323,6 +323,9 @@ std::vector<std::string> CallLines(const EmbedOptions& o, const std::string& nam
 EmbedReport Embed(const EmbedOptions& o) {
   const bool cc = EmitsCcSource(o.emit, o.out);
   const CcOutputs cc_out = cc ? CcOutputsFor(o.out) : CcOutputs{};
+  if (!cc && !o.name.empty())
+    throw UsageError(fmt::format(
+        "--name {}: a name is for C++ source (-o NAME.cc); '{}' is a model", o.name, o.out));
   const std::string name = cc ? SourceName(o) : std::string();
   CheckPaths(o, cc ? std::vector<std::filesystem::path>{cc_out.header, cc_out.source}
                    : std::vector<std::filesystem::path>{o.out});
