@@ -1,6 +1,7 @@
 // memplan embed MODEL.tflite -o OUT.tflite: plans the model as TFLM would run it and
 // writes the plan into a copy as TFLM's OfflineMemoryAllocation metadata (optionally
-// with outputs in place and the operators in a better order).
+// with outputs in place and the operators in a better order). With -o NAME.cc it writes that
+// copy as C++ source instead, NAME.h and NAME.cc, with the arena sizes TFLM needs for it.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,6 +18,7 @@
 #include "memplan/tflite.h"
 #include "memplan/tflm_target.h"
 #include "tools/commands.h"
+#include "tools/embed_cc.h"
 #include "tools/embed_plan.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
@@ -38,6 +40,8 @@ struct EmbedOptions {
   std::string format = "text";
   ExactFlags exact;
   bool quiet = false;
+  std::string emit;                   // --emit: tflite or cc; empty: by the output's extension
+  std::string name;                   // --name: the C++ namespace; empty: from the model's name
   std::string target = "host64";      // --target: the device TFLM runs on
   std::string kernels = "reference";  // --kernels: reference or cmsis-nn
   bool refuse = false;  // refuse a model TFLM will refuse (the command; --even-if-tflm-refuses)
@@ -65,6 +69,8 @@ struct EmbedReport {
   Bytes device_arena = 0;         // smallest tensor_arena_size on the target (0: not modelled)
   Bytes device_tail = 0;          // its tail
   bool device_lower_bound = false;
+  std::optional<TflmArenaFigures> device;  // the whole arena on the target, when modelled
+  std::string device_problem;              // why not, when not
 };
 
 // The head TFLM makes for a model, as the runtime reproduces it with the kernels' scratch
@@ -118,20 +124,25 @@ bool SameFile(const std::filesystem::path& a, const std::filesystem::path& b) {
 }
 
 // Checks the call before any work, so a bad one writes nothing.
-void CheckPaths(const EmbedOptions& o) {
+void CheckPaths(const EmbedOptions& o, const std::vector<std::filesystem::path>& outputs) {
   std::string lower = o.model;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (!lower.ends_with(".tflite"))
     throw UsageError(
         fmt::format("embed writes TensorFlow Lite models: '{}' is not a .tflite file", o.model));
-  if (SameFile(o.model, o.out))
-    throw UsageError(fmt::format(
-        "-o {}: the output must be another file than the model (the input is never changed)",
-        o.out));
-  const std::filesystem::path parent = std::filesystem::path(o.out).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    throw InputError(fmt::format("{}: cannot write: no directory {}", o.out, parent.string()));
+  for (const std::filesystem::path& out : outputs) {
+    if (SameFile(o.model, out))
+      throw UsageError(fmt::format(
+          "-o {}: the output must be another file than the model (the input is never changed)",
+          out.string()));
+    const std::filesystem::path parent = out.parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+      throw InputError(
+          fmt::format("{}: cannot write: no directory {}", out.string(), parent.string()));
+    if (std::filesystem::is_directory(out, ec))
+      throw InputError(fmt::format("{}: cannot write: it is a directory", out.string()));
+  }
 }
 
 // One offset per tensor of all subgraphs (TFLM's order), -1 where nothing is planned.
@@ -288,15 +299,16 @@ EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::s
             : check.violations[0].message));
   // The whole arena the device needs with the written model (head, tail, temporary).
   try {
-    const TflmArenaFigures figures =
-        ModelTflmArena(*back.graph, device, TflmHeadPlanFromRuntime(*back.graph, device));
-    r.device_arena = figures.minimal_arena;
-    r.device_tail = figures.tail;
-    r.device_lower_bound = figures.lower_bound();
-  } catch (const InputError&) {
+    r.device = ModelTflmArena(*back.graph, device, TflmHeadPlanFromRuntime(*back.graph, device));
+    r.device_arena = r.device->minimal_arena;
+    r.device_tail = r.device->tail;
+    r.device_lower_bound = r.device->lower_bound();
+  } catch (const InputError& e) {
     // The runtime cannot load it (an op it cannot size): no device figure.
-  } catch (const UsageError&) {
+    r.device_problem = e.what();
+  } catch (const UsageError& e) {
     // Nor one when the runtime refuses the plan's options.
+    r.device_problem = e.what();
   }
   r.output_bytes = written.size();
   r.ms =
@@ -304,11 +316,64 @@ EmbedReport EmbedInBytes(const EmbedOptions& o, const std::string& bytes, std::s
   return r;
 }
 
+// The C++ source's namespace: --name, or one made from the model's file name.
+std::string SourceName(const EmbedOptions& o) {
+  if (o.name.empty()) return CcIdentifierFromFileName(o.model);
+  if (const std::string problem = CcIdentifierProblem(o.name); !problem.empty())
+    throw UsageError(fmt::format("--name {}: {}", o.name, problem));
+  return o.name;
+}
+
+// The call as a user would repeat it, without directories (the text stays the same wherever
+// the files are).
+std::vector<std::string> CallLines(const EmbedOptions& o, const std::string& name) {
+  const auto file = [](const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+  };
+  std::string call =
+      fmt::format("memplan embed {} -o {} --name {}", file(o.model), file(o.out), name);
+  std::string more = fmt::format("--target {} --kernels {} --strategy {} --inplace {}", o.target,
+                                 o.kernels, o.strategy, o.inplace);
+  if (o.reorder) more += " --reorder";
+  if (o.align) more += fmt::format(" --align {}", *o.align);
+  for (const std::string& dim : o.model_flags.dims) more += " --dim " + dim;
+  for (const std::string& shape : o.model_flags.shapes) more += " --shape " + shape;
+  return {call, "  " + more};
+}
+
 EmbedReport Embed(const EmbedOptions& o) {
-  CheckPaths(o);
+  const bool cc = EmitsCcSource(o.emit, o.out);
+  const CcOutputs cc_out = cc ? CcOutputsFor(o.out) : CcOutputs{};
+  if (!cc && !o.name.empty())
+    throw UsageError(fmt::format(
+        "--name {}: a name is for C++ source (-o NAME.cc); '{}' is a model", o.name, o.out));
+  const std::string name = cc ? SourceName(o) : std::string();
+  CheckPaths(o, cc ? std::vector<std::filesystem::path>{cc_out.header, cc_out.source}
+                   : std::vector<std::filesystem::path>{o.out});
   std::string written;
   const EmbedReport r = EmbedInBytes(o, ReadFileBytes(o.model), written);
-  WriteFileAtomically(o.out, written);
+  if (!cc) {
+    WriteFileAtomically(o.out, written);
+    return r;
+  }
+  if (!r.device)
+    throw InputError(fmt::format("{}: cannot write C++ source without TFLM's arena sizes on {}: {}",
+                                 o.model, o.target, r.device_problem));
+  if (!r.device->unsupported.empty() && !o.quiet)
+    fmt::print(stderr,
+               "memplan: warning: {}: TFLM's {} kernels refuse {} op(s) of the model on {} "
+               "(named in {}): the firmware will fail in AllocateTensors()\n",
+               o.model, o.kernels, r.device->unsupported.size(), o.target,
+               cc_out.header.filename().string());
+  CcModelSource source;
+  source.name = name;
+  source.header_file = cc_out.header.filename().string();
+  source.model = written;
+  source.arena = *r.device;
+  source.kernels = o.kernels;
+  source.generator = std::string("memplan ") + MEMPLAN_VERSION;
+  source.how = CallLines(o, name);
+  WriteCcOutputs(cc_out, WriteCcModelSource(source));
   return r;
 }
 
@@ -340,8 +405,25 @@ void RunEmbed(const EmbedOptions& o) {
     j["tflm_arena_bytes"] = r.device_arena;
     if (o.target == "host64") j["tflm_arena_bytes_host64"] = r.device_arena;
     j["tflm_arena_is_lower_bound"] = r.device_lower_bound;
+    if (EmitsCcSource(o.emit, o.out)) {
+      const CcOutputs cc = CcOutputsFor(o.out);
+      j["header"] = cc.header.string();
+      j["source"] = cc.source.string();
+      j["name"] = SourceName(o);
+      j["target"] = o.target;
+      j["kernels"] = o.kernels;
+      j["tensor_arena_size"] = r.device->minimal_arena_plain;
+      j["persistent_arena_size"] = r.device->two_buffer_persistent;
+      j["non_persistent_arena_size"] = r.device->two_buffer_non_persistent;
+    }
     fmt::print("{}\n", j.dump(2));
     return;
+  }
+  if (EmitsCcSource(o.emit, o.out)) {
+    const CcOutputs cc = CcOutputsFor(o.out);
+    fmt::print("{}, {}: namespace {}: the model with its offline plan, kTensorArenaSize {}{}\n",
+               cc.header.string(), cc.source.string(), SourceName(o), r.device->minimal_arena_plain,
+               r.device->lower_bound() ? " (lower bound)" : "");
   }
   fmt::print("{}: offline plan of {} ({})\n", o.out, o.model, strategy);
   fmt::print("  arena            {} B (lower bound {} B{})\n", WithThousands(r.arena),
@@ -395,7 +477,16 @@ void AddEmbedCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "embed", "Write a plan into a copy of a .tflite model as TFLM's offline plan");
   cmd->add_option("model", options->model, "the .tflite model (never changed)")->required();
-  cmd->add_option("-o,--out", options->out, "the model to write (another file)")->required();
+  cmd->add_option("-o,--out", options->out,
+                  "the model to write (another file); NAME.cc (.cpp, .cxx) writes C++ source: "
+                  "NAME.h and NAME.cc")
+      ->required();
+  cmd->add_option("--emit", options->emit,
+                  "tflite or cc (C++ source); by default the output's extension says")
+      ->check(CLI::IsMember({"tflite", "cc"}));
+  cmd->add_option("--name", options->name,
+                  "C++ source: the namespace of the model and its sizes (default: from the "
+                  "model's file name)");
   cmd->add_option("-s,--strategy", options->strategy,
                   "offsets strategy: best (default), exact, tflm_greedy, ...");
   cmd->add_option("--align", options->align, "alignment of every offset in bytes (16)")

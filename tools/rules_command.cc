@@ -15,7 +15,7 @@ std::string Inputs(std::uint32_t mask) {
   if (mask == ~0u) return "any";
   std::string out;
   for (unsigned i = 0; i < 32; ++i)
-    if (mask >> i & 1u) out += (out.empty() ? "" : ",") + std::to_string(i);
+    if (mask >> i & 1u) out += fmt::format("{}{}", out.empty() ? "" : ",", i);
   return out;
 }
 

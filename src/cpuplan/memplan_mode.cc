@@ -120,7 +120,9 @@ OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
   OffsetPlan plan;
   plan.strategy = "tflite_cpu";
   plan.arena_bytes = placed.arena_bytes;
-  plan.offsets.resize(order.size());
+  // Sized as a copy of the placed offsets (one per record), then put back in record order: gcc
+  // 12 at -O3 reports a false -Wstringop-overflow on resize() here.
+  plan.offsets = placed.offsets;
   for (std::size_t i = 0; i < order.size(); ++i) plan.offsets[order[i]] = placed.offsets[i];
   return plan;
 }

@@ -128,7 +128,7 @@ std::vector<Violation> CompareWithProblem(const PlanFile& file, const Problem& p
     if (t.index && *t.index != i)
       differs(i, "the index", fmt::format("{}", *t.index), fmt::format("{}", i));
     if (t.name && *t.name != problem.NameOf(i))
-      differs(i, "the name", "'" + *t.name + "'", "'" + problem.NameOf(i) + "'");
+      differs(i, "the name", fmt::format("'{}'", *t.name), fmt::format("'{}'", problem.NameOf(i)));
     if (t.size && *t.size != r.size)
       differs(i, "the size", fmt::format("{} B", *t.size), fmt::format("{} B", r.size));
     if ((t.first && *t.first != r.first) || (t.last && *t.last != r.last))

@@ -1,6 +1,8 @@
 // Small published record sets, so memplan runs without any file.
 #include "src/formats/zoo_records.h"
 
+#include <fmt/format.h>
+
 namespace memplan {
 
 namespace {
@@ -45,7 +47,7 @@ std::optional<Problem> ZooRecords(std::string_view name) {
     if (name != e.name) continue;
     Problem p;
     p.records = e.records;
-    for (std::size_t i = 0; i < p.records.size(); ++i) p.names.push_back("t" + std::to_string(i));
+    for (std::size_t i = 0; i < p.records.size(); ++i) p.names.push_back(fmt::format("t{}", i));
     return p;
   }
   return std::nullopt;
