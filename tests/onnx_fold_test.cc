@@ -338,7 +338,8 @@ TEST(OnnxFold, ReshapeExpandTileAndConstantOfShapeGetStaticShapes) {
 TEST(OnnxFold, EveryBitFlipOfTheSampleModelsReadsOrFailsCleanly) {
   for (const auto& [name, model] : testing::SampleOnnxModels()) {
     const std::string bytes = model.Bytes();
-    if (bytes.size() > 1024) continue;  // the larger ones carry mostly weights
+    if (bytes.size() > 1024) continue;                // the larger ones carry mostly weights
+    if (name == "extensions_wrapped.onnx") continue;  // it needs a --shape to read at all
     std::size_t read = 0, rejected = 0;
     for (std::size_t i = 0; i < bytes.size(); ++i)
       for (int bit = 0; bit < 8; ++bit) {

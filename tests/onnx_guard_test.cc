@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 
 #include "memplan/error.h"
 #include "memplan/onnx.h"
 #include "memplan/records_io.h"
 #include "tests/onnx_builder.h"
+#include "tests/onnx_sample_models.h"
 #include "tests/test_support.h"
 
 namespace memplan {
@@ -177,6 +179,30 @@ TEST(OnnxGuard, ExponentialFunctionCalls) {
   EXPECT_NE(
       InputErrorOf(b).find("calls of model-local functions expand to more than 1000000 nodes"),
       std::string::npos);
+}
+
+// The issue-30 crash: an opset-18 model wrapped in onnxruntime-extensions pre- and
+// post-processing (DecodeImage, Resize with antialias, EncodeImage) stopped memplan with
+// SIGSEGV inside ONNX 1.12's inference. Now the decoded image is the one thing left open,
+// and once given, the model plans.
+TEST(OnnxGuard, ExtensionsWrappedModel) {
+  const OnnxBuilder b = testing::ExtensionsWrappedModel();
+  const std::string error = InputErrorOf(b);
+  EXPECT_NE(error.find("guard.onnx: "), std::string::npos) << error;
+  EXPECT_NE(error.find("DecodeImage is an operator memplan has no shape rule for"),
+            std::string::npos)
+      << error;
+  // What a user gives: the file's size, the decoded image's shape, the encoded output's size.
+  LoadOptions options;
+  options.dims = {{"num_bytes", 150000}};
+  options.shapes = {{"bgr", {240, 320, 3}}, {"png", {200000}}};
+  const OnnxModel m = ReadOnnx(b.Bytes(), "wrapped.onnx", options);
+  std::map<std::string, Bytes> sizes;
+  for (const Tensor& t : m.graph.subgraphs[0].tensors) sizes[t.name] = t.bytes.value_or(0);
+  EXPECT_EQ(sizes["bgr"], Bytes{240 * 320 * 3});
+  EXPECT_EQ(sizes["fitted"], Bytes{168 * 224 * 3});     // the longer side to 224
+  EXPECT_EQ(sizes["small"], Bytes{3 * 112 * 112 * 4});  // float [1,3,112,112]
+  EXPECT_EQ(sizes["png"], Bytes{200000});
 }
 
 }  // namespace

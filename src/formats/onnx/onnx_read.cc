@@ -8,20 +8,26 @@
 
 namespace memplan {
 
-OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOptions& options) {
+OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOptions& options,
+                   OnnxUnsized unsized) {
   onnx::ModelProto model = onnx_reader::ParseModel(bytes, source);
+  // ONNX Runtime runs a graph whose nodes the file lists out of order: it sorts them first.
+  std::vector<std::string> file_notes;
+  if (onnx_reader::SortNodesTopologically(*model.mutable_graph()) > 0)
+    file_notes.push_back(
+        "note: the file lists nodes out of topological order; memplan sorted them as ONNX "
+        "Runtime does");
   onnx_reader::CheckStructure(model.graph(), source);
   // As written: folding may replace an If by the branch it takes.
   const auto file_nodes = static_cast<std::size_t>(model.graph().node_size());
-  onnx_reader::CheckNodesForInference(model, source);
   std::vector<std::string> warnings =
       onnx_reader::ApplyBindings(*model.mutable_graph(), options, source);
   std::size_t passes = 0;
   std::vector<std::string> inference_warnings;  // stored shapes the computed ones replaced
   OnnxModel result;
   try {
-    passes = onnx_reader::InferShapesToFixpoint(model, source, inference_warnings);
-    result = onnx_reader::BuildGraph(model, source);
+    passes = onnx_reader::CheckAndInferIsolated(model, source, inference_warnings);
+    result = onnx_reader::BuildGraph(model, source, unsized);
   } catch (const InputError& e) {
     if (warnings.empty()) throw;
     // A mistyped --dim is the likely cause of what cannot be sized: say so with it.
@@ -46,14 +52,16 @@ OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOp
   // --dim warnings, then replaced stored shapes, then what building the graph noted.
   inference_warnings.insert(inference_warnings.end(), result.warnings.begin(),
                             result.warnings.end());
-  result.warnings = std::move(warnings);
+  result.warnings = std::move(file_notes);
+  result.warnings.insert(result.warnings.end(), warnings.begin(), warnings.end());
   result.warnings.insert(result.warnings.end(), inference_warnings.begin(),
                          inference_warnings.end());
   return result;
 }
 
-OnnxModel LoadOnnx(const std::filesystem::path& path, const LoadOptions& options) {
-  return ReadOnnx(ReadFileBytes(path), path.string(), options);
+OnnxModel LoadOnnx(const std::filesystem::path& path, const LoadOptions& options,
+                   OnnxUnsized unsized) {
+  return ReadOnnx(ReadFileBytes(path), path.string(), options, unsized);
 }
 
 }  // namespace memplan

@@ -1,0 +1,185 @@
+// Files as real exporters write them (issue 30): dimensions with neither size nor name,
+// batch dimensions called "None", If outputs whose branches disagree, and inspection of
+// models whose sizes are still open.
+#include <gtest/gtest.h>
+
+#include "memplan/error.h"
+#include "memplan/onnx.h"
+#include "tests/onnx_builder.h"
+#include "tests/test_support.h"
+
+namespace memplan {
+namespace {
+
+using testing::kOnnxBool;
+using testing::kOnnxFloat;
+using testing::OnnxBuilder;
+
+OnnxModel Read(const OnnxBuilder& b, const LoadOptions& options = {},
+               OnnxUnsized unsized = OnnxUnsized::kError) {
+  return ReadOnnx(b.Bytes(), "robust.onnx", options, unsized);
+}
+
+const Tensor& Named(const Subgraph& s, const std::string& name) {
+  for (const Tensor& t : s.tensors)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tensor " + name);
+}
+
+// A Scan-based LSTM stored its batch as dim_value -1; old exporters leave the dimension
+// empty. Both are named INPUT:AXIS, which --dim binds.
+TEST(OnnxRobust, AnonymousDimensionsAreNamedByInputAndAxis) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"1", "4"}).Output("y");
+  auto* dims = b.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_value(-1);
+  dims->mutable_dim(1)->Clear();
+  b.Node("Relu", {"x"}, {"y"});
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
+  EXPECT_NE(error.find("open: x:0 (x); x:1 (x)"), std::string::npos) << error;
+  LoadOptions options;
+  options.dims = {{"x:0", 2}, {"x:1", 8}};
+  EXPECT_EQ(Named(Read(b, options).graph.subgraphs[0], "y").bytes, std::optional<Bytes>(64));
+  // --dim batch=N binds a leading one as it binds any open leading dimension.
+  options.dims = {{"batch", 3}, {"x:1", 8}};
+  EXPECT_EQ(Named(Read(b, options).graph.subgraphs[0], "y").bytes, std::optional<Bytes>(96));
+}
+
+// A Core ML conversion calls its batch dimension "None": a symbol like any other.
+TEST(OnnxRobust, ADimensionCalledNoneIsASymbol) {
+  OnnxBuilder b(7);
+  b.Input("image", kOnnxFloat, {"None", "3", "8", "8"}).Output("y");
+  b.Node("Relu", {"image"}, {"y"});
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
+  EXPECT_NE(error.find("open: None (image)"), std::string::npos) << error;
+  LoadOptions options;
+  options.dims = {{"None", 1}};
+  EXPECT_EQ(Named(Read(b, options).graph.subgraphs[0], "y").bytes,
+            std::optional<Bytes>(3 * 8 * 8 * 4));
+  options.dims = {{"batch", 2}};
+  EXPECT_EQ(Named(Read(b, options).graph.subgraphs[0], "y").bytes,
+            std::optional<Bytes>(2 * 3 * 8 * 8 * 4));
+}
+
+// An opset-7 model converted from Core ML: ImageScaler and Crop, which ONNX later removed.
+TEST(OnnxRobust, RemovedOperatorsOfEarlyOpsets) {
+  OnnxBuilder b(7);
+  b.Input("image", kOnnxFloat, {"None", "3", "10", "12"}).Output("cut").Output("fixed");
+  testing::SetFloatAttribute(b.Node("ImageScaler", {"image"}, {"scaled"}), "scale", 0.5f);
+  testing::SetIntsAttribute(b.Node("Crop", {"scaled"}, {"cut"}), "border", {1, 2, 3, 4});
+  testing::SetIntsAttribute(b.Node("Crop", {"scaled"}, {"fixed"}), "scale", {5, 6});
+  LoadOptions options;
+  options.dims = {{"None", 1}};
+  const OnnxModel m = Read(b, options);
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "scaled").shape, (std::vector<std::int64_t>{1, 3, 10, 12}));
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "cut").shape, (std::vector<std::int64_t>{1, 3, 4, 8}));
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "fixed").shape, (std::vector<std::int64_t>{1, 3, 5, 6}));
+}
+
+void AttachGraph(onnx::NodeProto& node, const std::string& name, OnnxBuilder body) {
+  auto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::GRAPH);
+  *attribute->mutable_g() = body.model().graph();
+  attribute->mutable_g()->set_name(name);
+}
+
+// cond known only at run time; then: Relu(x) [2,16]; else: Concat(x, x) [2,32].
+OnnxBuilder IfWithDifferentBranches() {
+  OnnxBuilder then_branch, else_branch;
+  then_branch.Output("t_out");
+  then_branch.Node("Relu", {"x"}, {"t_out"});
+  else_branch.Output("e_out");
+  testing::SetIntAttribute(else_branch.Node("Concat", {"x", "w"}, {"e_out"}), "axis", 1);
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"2", "16"}).Input("cond", kOnnxBool, {}).Output("y");
+  b.FloatInitializer("w", {2, 16});  // read by the else branch from the outer graph
+  auto& node = b.Node("If", {"cond"}, {"y"}, "pick");
+  AttachGraph(node, "then_branch", then_branch);
+  AttachGraph(node, "else_branch", else_branch);
+  return b;
+}
+
+TEST(OnnxRobust, AnUndecidedIfIsPlannedAtItsLargerBranch) {
+  const OnnxModel m = Read(IfWithDifferentBranches());
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "y").bytes, std::optional<Bytes>(2 * 32 * 4));
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_EQ(m.warnings[0],
+            "note: output 'y' of node 'pick' (If): the branch that runs is decided at run time; "
+            "planned at the larger branch's shape [2,32] (then_branch [2,16], else_branch "
+            "[2,32])");
+}
+
+// Stored shapes inside a branch that disagree with what the branch computes (an exporter
+// traced it with other sizes): the computed shapes win, with a warning.
+TEST(OnnxRobust, StoredShapesInsideABranchThatContradictInference) {
+  OnnxBuilder b = IfWithDifferentBranches();
+  auto* then_graph = b.graph().mutable_node(0)->mutable_attribute(0)->mutable_g();
+  auto* stored = then_graph->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  stored->set_elem_type(kOnnxFloat);
+  stored->mutable_shape()->add_dim()->set_dim_value(1);
+  stored->mutable_shape()->add_dim()->set_dim_value(16);
+  const OnnxModel m = Read(b);
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "y").bytes, std::optional<Bytes>(2 * 32 * 4));
+  ASSERT_FALSE(m.warnings.empty());
+  EXPECT_EQ(m.warnings[0],
+            "warning: tensor 't_out': the file stores shape FLOAT [1,16] but the graph computes "
+            "FLOAT [2,16]; using the computed shape");
+}
+
+// inspect reads what plan refuses: open sizes are kept, and said.
+TEST(OnnxRobust, OpenSizesKeptForInspection) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"batch", "4"}).Output("y");
+  b.Node("Relu", {"x"}, {"y"});
+  const OnnxModel m = Read(b, {}, OnnxUnsized::kKeep);
+  EXPECT_EQ(m.unsized_tensors, 2u);
+  EXPECT_EQ(m.open_sizes,
+            "'x': dimension 0 of [batch,4] is symbolic; 'y': dimension 0 of [batch,4] is "
+            "symbolic (open: batch (x))");
+  EXPECT_EQ(m.open_shapes.at("y"), "[batch,4]");
+}
+
+// The causal mask of an opset-24 decoder: Range over the sequence length taken from the
+// input's shape, Less of its row and column views, And, Where. Once the sequence length
+// is bound, every value is known and the mask is a number of bytes.
+OnnxBuilder CausalMask() {
+  OnnxBuilder b(18);
+  b.Input("input_ids", testing::kOnnxInt64, {"batch", "sequence_len"}).Output("mask");
+  b.Int64Tensor("one_index", {}, {1}).Int64Tensor("zero", {}, {0}).Int64Tensor("step", {}, {1});
+  b.Int64Initializer("axis0", {0}).Int64Initializer("axis1", {1});
+  b.FloatValues("keep", {0.0f}).FloatValues("drop", {-1e9f});
+  b.Node("Shape", {"input_ids"}, {"shape"});
+  b.Node("Gather", {"shape", "one_index"}, {"length"});
+  b.Node("Range", {"zero", "length", "step"}, {"positions"});
+  b.Node("Unsqueeze", {"positions", "axis0"}, {"row"});
+  b.Node("Unsqueeze", {"positions", "axis1"}, {"column"});
+  b.Node("Less", {"row", "column"}, {"before"});
+  b.Node("Equal", {"row", "column"}, {"same"});
+  b.Node("Or", {"before", "same"}, {"visible"});
+  b.Node("And", {"visible", "visible"}, {"allowed"});
+  b.Node("Where", {"allowed", "keep", "drop"}, {"mask"});
+  return b;
+}
+
+TEST(OnnxRobust, BoundInputsMakeEveryMaskDimensionANumber) {
+  LoadOptions options;
+  options.dims = {{"batch", 1}, {"sequence_len", 7}};
+  const OnnxModel m = Read(CausalMask(), options);
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "mask").bytes, std::optional<Bytes>(7 * 7 * 4));
+}
+
+// Unbound, the mask's dimensions carry the input's name (ONNX alone would make up unk__N
+// for Range's output, which no --dim can bind).
+TEST(OnnxRobust, OpenMaskDimensionsAreNamedByTheInput) {
+  const OnnxModel m = Read(CausalMask(), {}, OnnxUnsized::kKeep);
+  EXPECT_EQ(m.open_shapes.at("positions"), "[sequence_len]");
+  EXPECT_EQ(m.open_shapes.at("mask"), "[sequence_len,sequence_len]");
+  EXPECT_EQ(m.open_sizes.find("left open by ONNX"), std::string::npos) << m.open_sizes;
+  EXPECT_NE(m.open_sizes.find("(open: batch (input_ids); sequence_len (input_ids))"),
+            std::string::npos)
+      << m.open_sizes;
+}
+
+}  // namespace
+}  // namespace memplan
