@@ -3,12 +3,17 @@
 // found or one of the same family.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdlib>
 #include <functional>
 #include <map>
+
+#include <unistd.h>
 
 #include "memplan/error.h"
 #include "memplan/onnx.h"
 #include "memplan/records_io.h"
+#include "src/formats/onnx/onnx_internal.h"
 #include "tests/onnx_builder.h"
 #include "tests/onnx_sample_models.h"
 #include "tests/test_support.h"
@@ -203,6 +208,42 @@ TEST(OnnxGuard, ExtensionsWrappedModel) {
   EXPECT_EQ(sizes["fitted"], Bytes{168 * 224 * 3});     // the longer side to 224
   EXPECT_EQ(sizes["small"], Bytes{3 * 112 * 112 * 4});  // float [1,3,112,112]
   EXPECT_EQ(sizes["png"], Bytes{200000});
+}
+
+// What runs libonnx runs in a child process: its answer comes back, its errors come back as
+// themselves, and its death by a signal becomes an InputError naming the file.
+TEST(OnnxGuard, IsolatedWorkReportsCrashesAsInputErrors) {
+  using onnx_reader::RunIsolated;
+  EXPECT_EQ(RunIsolated("m.onnx", "work", [] { return std::string("answer\0with a NUL", 18); }),
+            std::string("answer\0with a NUL", 18));
+  EXPECT_EQ(testing::ErrorMessage<InputError>([] {
+              RunIsolated("m.onnx", "work",
+                          []() -> std::string { throw InputError("m.onnx: bad"); });
+            }),
+            "m.onnx: bad");
+  EXPECT_EQ(testing::ErrorMessage<UsageError>([] {
+              RunIsolated("m.onnx", "work", []() -> std::string { throw UsageError("--dim x"); });
+            }),
+            "--dim x");
+  const std::string segv = testing::ErrorMessage<InputError>([] {
+    RunIsolated("m.onnx", "ONNX's shape inference", []() -> std::string {
+      std::raise(SIGSEGV);
+      return "";
+    });
+  });
+  EXPECT_EQ(segv.rfind("m.onnx: ONNX's shape inference crashed on this model (signal 11, ", 0), 0u)
+      << segv;
+  const std::string abort = testing::ErrorMessage<InputError>(
+      [] { RunIsolated("m.onnx", "work", []() -> std::string { std::abort(); }); });
+  EXPECT_NE(abort.find("m.onnx: work crashed on this model (signal 6"), std::string::npos) << abort;
+  // Off (the fuzzer's setting), the work runs here.
+  onnx_reader::SetIsolation(false);
+  const pid_t self = getpid();
+  EXPECT_EQ(RunIsolated("m.onnx", "work", [] { return std::to_string(getpid()); }),
+            std::to_string(self));
+  onnx_reader::SetIsolation(true);
+  EXPECT_NE(RunIsolated("m.onnx", "work", [] { return std::to_string(getpid()); }),
+            std::to_string(self));
 }
 
 }  // namespace

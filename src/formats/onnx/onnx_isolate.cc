@@ -46,6 +46,9 @@ bool WriteAll(int fd, std::string_view bytes) {
 // The child's side: runs `work`, writes the outcome and leaves without running the
 // parent's exit handlers or flushing its copies of the parent's buffers.
 [[noreturn]] void RunChild(int fd, const std::function<std::string()>& work) {
+  // A fault ends the child by its signal, which the parent names, whatever handlers the
+  // parent installed (a sanitizer's would report and exit instead).
+  for (const int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(fault, SIG_DFL);
   std::string answer;
   try {
     answer = static_cast<char>(Outcome::kDone) + work();
