@@ -110,6 +110,33 @@ TEST(OnnxRobust, AnUndecidedIfIsPlannedAtItsLargerBranch) {
             "[2,32])");
 }
 
+// A Loop with a known trip count: each scan output stacks the body's value once per
+// iteration, [trips, ...] (ONNX leaves the length unknown); the trip count here is folded
+// from the input's shape.
+TEST(OnnxRobust, LoopScanOutputsAreSizedFromTheTripCount) {
+  OnnxBuilder body;
+  body.Input("iter", testing::kOnnxInt64, {})
+      .Input("cond_in", kOnnxBool, {})
+      .Input("v_in", kOnnxFloat, {"1", "8"});
+  body.Output("cond_out").Output("v_out").Output("each");
+  body.Node("Identity", {"cond_in"}, {"cond_out"});
+  body.Node("Relu", {"v_in"}, {"v_out"});
+  body.Node("Sigmoid", {"v_in"}, {"each"});
+  OnnxBuilder b;
+  b.Input("v0", kOnnxFloat, {"1", "8"}).Input("steps", kOnnxFloat, {"T", "3"});
+  b.Output("v_final").Output("stacked");
+  b.Int64Tensor("index0", {}, {0});
+  b.Node("Shape", {"steps"}, {"steps_shape"});
+  b.Node("Gather", {"steps_shape", "index0"}, {"trips"});
+  auto& node = b.Node("Loop", {"trips", "", "v0"}, {"v_final", "stacked"}, "loop");
+  AttachGraph(node, "body", body);
+  LoadOptions options;
+  options.dims = {{"T", 5}};
+  const OnnxModel m = Read(b, options);
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "stacked").shape, (std::vector<std::int64_t>{5, 1, 8}));
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "stacked").bytes, std::optional<Bytes>(5 * 8 * 4));
+}
+
 // Stored shapes inside a branch that disagree with what the branch computes (an exporter
 // traced it with other sizes): the computed shapes win, with a warning.
 TEST(OnnxRobust, StoredShapesInsideABranchThatContradictInference) {

@@ -86,7 +86,8 @@ std::vector<int> ShapeInputs(const onnx::NodeProto& node) {
   if (op == "Resize" || op == "Pad") return {1, 2, 3};
   if (op == "Slice") return {1, 2, 3, 4};
   if (op == "Range") return {0, 1, 2};
-  if (op == "If") return {0};  // a known condition decides which branch runs
+  if (op == "If") return {0};    // a known condition decides which branch runs
+  if (op == "Loop") return {0};  // the trip count is the length of its scan outputs
   if (op == "Col2Im") return {1, 2};
   return {};
 }

@@ -204,6 +204,61 @@ std::optional<std::uint64_t> StaticElements(const onnx::TypeProto_Tensor& t) {
   return count;
 }
 
+// The value of a main-graph integer scalar the file or folding made constant (an
+// initializer or a Constant node), if any.
+std::optional<std::int64_t> KnownScalar(const onnx::GraphProto& graph, const std::string& name) {
+  std::optional<ConstTensor> value;
+  for (const auto& init : graph.initializer())
+    if (init.name() == name) value = FromTensorProto(init);
+  for (const auto& node : graph.node())
+    if (node.op_type() == "Constant" && node.output_size() == 1 && node.output(0) == name)
+      for (const auto& a : node.attribute())
+        if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
+          value = FromTensorProto(a.t());
+  if (!value || value->IsReal() || value->ints.size() != 1) return std::nullopt;
+  return value->ints[0];
+}
+
+// The project rule for a Loop's scan outputs (docs/accounting.md): each is the body's
+// per-iteration value stacked once per iteration, and ONNX 1.12 leaves its length unknown.
+// With a known trip count M the loop runs at most M times, so a scan output whose
+// per-iteration shape is static is [M, ...] (the most the runtime can need). Fills only
+// what is missing, in every graph; returns whether anything changed.
+bool ApplyLoopScanOutputRule(onnx::GraphProto& graph) {
+  bool changed = false;
+  auto infos = ValueInfos(graph);
+  for (auto& node : *graph.mutable_node()) {
+    for (auto& attribute : *node.mutable_attribute())
+      if (attribute.has_g()) changed |= ApplyLoopScanOutputRule(*attribute.mutable_g());
+    if (node.op_type() != "Loop" || !IsDefaultDomain(node) || node.input_size() < 2 ||
+        node.input(0).empty())
+      continue;
+    const onnx::GraphProto* body = nullptr;
+    for (const auto& attribute : node.attribute())
+      if (attribute.name() == "body" && attribute.has_g()) body = &attribute.g();
+    const auto trips = KnownScalar(graph, node.input(0));
+    if (!body || !trips || *trips < 0) continue;
+    // Node outputs: v_1..v_N, then the scan outputs; body outputs: cond, v_1..v_N, scans.
+    const int carried = node.input_size() - 2;
+    for (int k = carried; k < node.output_size() && k + 1 < body->output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      const auto& each = body->output(k + 1).type().tensor_type();
+      if (!StaticElements(each) || each.elem_type() == 0) continue;
+      const auto existing = infos.find(node.output(k));
+      if (existing != infos.end() && existing->second->type().has_tensor_type() &&
+          StaticElements(existing->second->type().tensor_type()))
+        continue;
+      onnx::TypeProto_Tensor stacked;
+      stacked.set_elem_type(each.elem_type());
+      stacked.mutable_shape()->add_dim()->set_dim_value(*trips);
+      for (const auto& d : each.shape().dim()) *stacked.mutable_shape()->add_dim() = d;
+      *DeclarationOf(graph, infos, node.output(k))->mutable_type()->mutable_tensor_type() = stacked;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 std::string StaticShapeText(const onnx::TypeProto_Tensor& t) {
   std::string text = "[";
   for (const auto& d : t.shape().dim())
@@ -322,9 +377,10 @@ std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view sour
     const bool masks = ApplyDropoutMaskRule(model);
     const bool carried = ApplyLoopCarriedRule(*model.mutable_graph());
     const bool larger = ApplyIfLargerBranchRule(*model.mutable_graph(), warnings);
+    const bool stacked = ApplyLoopScanOutputRule(*model.mutable_graph());
     const bool symbolic = ApplySymbolicValueRules(model, values);
     const bool folded = FoldConstants(model) > 0;
-    changed = masks || carried || larger || symbolic || folded;
+    changed = masks || carried || larger || stacked || symbolic || folded;
   } while (changed && passes <= max_passes);
   return passes;
 }
