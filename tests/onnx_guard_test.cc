@@ -210,6 +210,19 @@ TEST(OnnxGuard, ExtensionsWrappedModel) {
   EXPECT_EQ(sizes["png"], Bytes{200000});
 }
 
+// Fuzzer find (a mutation of light_inception_v1): a graph input declared FLOAT whose
+// initializer holds INT64. Inference rejects it however often stored shapes are dropped; it
+// once went round dropping them forever.
+TEST(OnnxGuard, AnInputTypeContradictingItsInitializerEnds) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"2", "3"}).Input("shape", kOnnxFloat, {"2"}).Output("y");
+  b.Int64Initializer("shape", {3, 2});
+  b.Node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  const std::string error = InputErrorOf(b);
+  EXPECT_NE(error.find("guard.onnx: ONNX shape inference rejects the model"), std::string::npos)
+      << error;
+}
+
 // What runs libonnx runs in a child process: its answer comes back, its errors come back as
 // themselves, and its death by a signal becomes an InputError naming the file.
 TEST(OnnxGuard, IsolatedWorkReportsCrashesAsInputErrors) {

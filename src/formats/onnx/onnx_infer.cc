@@ -68,11 +68,15 @@ PropagatedValues InferOnce(onnx::ModelProto& model, bool strict) {
 }
 
 // One pass; where stored declarations contradict inference, they are dropped (with a
-// warning each) and the pass runs again. Each retry removes at least one declaration.
+// warning each) and the pass runs again, a bounded number of times.
 // Returns the values data propagation derived.
 PropagatedValues RunOnnxInference(onnx::ModelProto& model, std::string_view source,
                                   std::vector<std::string>& warnings) {
-  while (true) {
+  // Each retry drops what one comparison finds, normally all at once; inference writes new
+  // declarations each time, so a conflict no declaration causes must not go round forever.
+  constexpr int kMaxRetries = 8;
+  bool dropped_all = false;  // the last resort is taken once
+  for (int retry = 0;; ++retry) {
     try {
       return InferOnce(model, /*strict=*/false);
     } catch (const std::bad_alloc&) {
@@ -80,12 +84,17 @@ PropagatedValues RunOnnxInference(onnx::ModelProto& model, std::string_view sour
     } catch (const std::exception& e) {
       const std::string why = OneLine(e.what());
       auto infer = [](onnx::ModelProto& m) { InferOnce(m, /*strict=*/false); };
+      if (retry == kMaxRetries)
+        throw InputError(
+            fmt::format("{}: ONNX shape inference rejects the model: {}", source, why));
       if (DropConflictingDeclarations(model, infer, warnings) > 0) continue;
       // "Inferred shape and existing shape differ", "Inferred elem type differs from
       // existing elem type": stored shapes against computed ones.
-      if (why.find("Inferred") != std::string::npos && why.find("existing") != std::string::npos &&
-          DropAllDeclarations(model, why, warnings) > 0)
-        continue;
+      if (!dropped_all && why.find("Inferred") != std::string::npos &&
+          why.find("existing") != std::string::npos) {
+        dropped_all = true;
+        if (DropAllDeclarations(model, why, warnings) > 0) continue;
+      }
       throw InputError(fmt::format("{}: ONNX shape inference rejects the model: {}", source, why));
     }
   }
