@@ -61,6 +61,20 @@ TEST(OnnxRobust, ADimensionCalledNoneIsASymbol) {
             std::optional<Bytes>(2 * 3 * 8 * 8 * 4));
 }
 
+// A dimension only the values decide at run time (NonZero's count): the message says where
+// it first appears, the tensor a --shape can give.
+TEST(OnnxRobust, RunTimeDimensionsAreSaidWhereTheyFirstAppear) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"4"}).Output("y");
+  b.Node("NonZero", {"x"}, {"nz"}, "nonzero");
+  b.Node("Identity", {"nz"}, {"y"}, "copy");
+  const std::string error = testing::ErrorMessage<InputError>([&] { Read(b); });
+  EXPECT_NE(error.find("[1 more left open by ONNX's inference, not named in the file; first seen "
+                       "as dimension 1 of 'nz' (node 'nonzero' (NonZero))]"),
+            std::string::npos)
+      << error;
+}
+
 // An opset-7 model converted from Core ML: ImageScaler and Crop, which ONNX later removed.
 TEST(OnnxRobust, RemovedOperatorsOfEarlyOpsets) {
   OnnxBuilder b(7);

@@ -363,8 +363,16 @@ class GraphBuilder {
       tensor.why_unsized +=
           fmt::format(" (output of {}{})", DescribeNode(node, producer), NoRuleText(node, name));
     }
-    for (const std::string& symbol : v.symbols)
-      if (!symbol.empty() && !constant) open_symbols_.insert(Printable(symbol));
+    for (std::size_t axis = 0; axis < v.symbols.size(); ++axis) {
+      const std::string& symbol = v.symbols[axis];
+      if (symbol.empty() || constant) continue;
+      open_symbols_.insert(Printable(symbol));
+      if (producer >= 0)  // where a name ONNX made up first appears, for messages
+        symbol_origins_.emplace(
+            Printable(symbol),
+            fmt::format("dimension {} of '{}' ({}{})", axis, Printable(name),
+                        DescribeNode(scope.proto->node(producer), producer), scope.where));
+    }
     if (!constant && v.kind.empty() && v.has_shape && !IsStatic(v))
       result_.open_shapes.emplace(name, DimsText(v));
     const auto index = static_cast<std::int32_t>(Sub(scope).tensors.size());
@@ -410,12 +418,19 @@ class GraphBuilder {
     std::vector<std::string> listed;
     for (const auto& [name, inputs] : carried)
       listed.push_back(fmt::format("{} ({})", name, fmt::join(inputs, ", ")));
+    // The others: where each first appears (the tensor a --shape can give).
+    std::vector<std::string> origins;
+    for (const std::string& symbol : open_symbols_)
+      if (!carried.contains(symbol) && origins.size() < 3)
+        if (const auto it = symbol_origins_.find(symbol); it != symbol_origins_.end())
+          origins.push_back(it->second);
     const std::size_t invented = open_symbols_.size() - carried.size();
     std::string text =
         listed.empty() ? std::string() : fmt::format(" (open: {})", fmt::join(listed, "; "));
     if (invented > 0)
-      text +=
-          fmt::format(" [{} more left open by ONNX's inference, not named in the file]", invented);
+      text += fmt::format(" [{} more left open by ONNX's inference, not named in the file{}{}]",
+                          invented, origins.empty() ? "" : "; first seen as ",
+                          fmt::join(origins, ", "));
     return text;
   }
 
@@ -477,8 +492,9 @@ class GraphBuilder {
   std::vector<std::string> kept_problems_;  // why tensors kept unsized have no size
   OnnxModel result_;                        // what Build returns
   std::set<std::string> open_symbols_;      // dim_params left on tensors that need planning
-  Opsets opsets_;                           // operator-set versions by domain
-  std::vector<std::string> notes_;          // warnings for OnnxModel::warnings
+  std::map<std::string, std::string> symbol_origins_;  // dim_param -> where it first appears
+  Opsets opsets_;                                      // operator-set versions by domain
+  std::vector<std::string> notes_;                     // warnings for OnnxModel::warnings
 };
 
 }  // namespace
