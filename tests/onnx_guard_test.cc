@@ -3,11 +3,13 @@
 // found or one of the same family.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <functional>
 #include <map>
 
+#include <onnx/defs/schema.h>
 #include <unistd.h>
 
 #include "memplan/error.h"
@@ -221,6 +223,60 @@ TEST(OnnxGuard, AnInputTypeContradictingItsInitializerEnds) {
   const std::string error = InputErrorOf(b);
   EXPECT_NE(error.find("guard.onnx: ONNX shape inference rejects the model"), std::string::npos)
       << error;
+}
+
+// Fuzzer find: the detector sample at opset 15 and later, its first node moved into a domain
+// nothing covers. Its output has no type, and ONNX 1.12's Shape-15 rule read that type
+// regardless (SIGSEGV): the issue-30 crash (DecodeImage's untyped output) in small.
+TEST(OnnxGuard, ShapeOfAnUntypedTensorDoesNotCrash) {
+  onnx_reader::SetIsolation(false);  // a crash here ends the test binary
+  for (const int opset : {13, 15, 18, 24}) {
+    OnnxBuilder b = testing::DetectorUpsampling();
+    b.model().mutable_opset_import(0)->set_version(opset);
+    b.Opset("ai.onnx.ml", 1);
+    b.graph().mutable_node(0)->set_domain("ai.onnx.ml");
+    EXPECT_NE(InputErrorOf(b).find("'features': no element type known after shape inference"),
+              std::string::npos)
+        << opset;
+  }
+  onnx_reader::SetIsolation(true);
+}
+
+// Every ONNX 1.12 schema of ai.onnx and ai.onnx.ml, at its own version, on inputs that are
+// the untyped output of an unknown operator and on typed ones, in this process: each reads or
+// ends in an error, and none stops the process (DictVectorizer, CategoryMapper,
+// LabelEncoder and Shape-15 did, untyped).
+TEST(OnnxGuard, EverySchemaOnUntypedAndTypedInputs) {
+  onnx_reader::SetIsolation(false);
+  std::size_t tried = 0;
+  for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+    const std::string domain = schema.domain();
+    if (!domain.empty() && domain != "ai.onnx.ml") continue;
+    for (const bool typed : {false, true}) {
+      OnnxBuilder b(domain.empty() ? schema.SinceVersion() : 17);
+      if (!domain.empty()) b.Opset(domain, schema.SinceVersion());
+      b.Opset("custom", 1);
+      b.Input("x", kOnnxFloat, {"2", "3"});
+      if (typed)
+        b.Node("Relu", {"x"}, {"u"});
+      else
+        b.Node("Make", {"x"}, {"u"}).set_domain("custom");
+      const std::vector<std::string> inputs(
+          static_cast<std::size_t>(std::max(1, schema.min_input())), "u");
+      std::vector<std::string> outputs;
+      for (int i = 0; i < std::max(1, schema.min_output()); ++i)
+        outputs.push_back("o" + std::to_string(i));
+      b.Node(schema.Name(), inputs, outputs, "n").set_domain(domain);
+      for (const std::string& o : outputs) b.Output(o);
+      try {
+        ReadOnnx(b.Bytes(), "every.onnx");
+      } catch (const InputError&) {
+      }
+      ++tried;
+    }
+  }
+  onnx_reader::SetIsolation(true);
+  EXPECT_GT(tried, 800u);
 }
 
 // What runs libonnx runs in a child process: its answer comes back, its errors come back as

@@ -19,8 +19,9 @@ class SchemaRegistry final : public onnx::ISchemaRegistry {
   // at least as new as ONNX's; "ai.onnx" is the default domain, as in ONNX itself.
   const onnx::OpSchema* GetSchema(const std::string& op, int version,
                                   const std::string& domain) const override;
-  // Finalizes and keeps `schema` (one per name, domain and since-version).
-  void Add(onnx::OpSchema schema);
+  // Finalizes and keeps `schema` (one per name, domain and since-version); a copy of a
+  // schema ONNX already finalized is kept as it is (`finalized`).
+  void Add(onnx::OpSchema schema, bool finalized = false);
   // Whether memplan (not ONNX 1.12) defines `op` in `domain` at some version.
   bool Defines(const std::string& op, const std::string& domain) const;
 
