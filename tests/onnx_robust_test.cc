@@ -151,6 +151,46 @@ TEST(OnnxRobust, LoopScanOutputsAreSizedFromTheTripCount) {
   EXPECT_EQ(Named(m.graph.subgraphs[0], "stacked").bytes, std::optional<Bytes>(5 * 8 * 4));
 }
 
+// The PyTorch dynamo exporter's voice-activity detector: an If whose branches read
+// initializers of the main graph at shape positions (Pad's pads, Reshape's shape), which
+// ONNX 1.12's subgraph inference does not see as values.
+TEST(OnnxRobust, BranchesReadOuterInitializersAsValues) {
+  OnnxBuilder then_branch, else_branch;
+  then_branch.Output("t_out");
+  then_branch.Node("Pad", {"x", "pads"}, {"padded"});
+  then_branch.Node("Reshape", {"padded", "flat"}, {"t_out"});
+  else_branch.Output("e_out");
+  else_branch.Node("Reshape", {"x", "flat_x"}, {"e_out"});
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"batch", "sequence"}).Input("cond", kOnnxBool, {}).Output("y");
+  b.Int64Initializer("pads", {0, 2, 0, 2}).Int64Initializer("flat", {-1});
+  b.Int64Initializer("flat_x", {-1});
+  auto& node = b.Node("If", {"cond"}, {"y"}, "node_cond__1");
+  AttachGraph(node, "then_branch", then_branch);
+  AttachGraph(node, "else_branch", else_branch);
+  LoadOptions options;
+  options.dims = {{"batch", 1}, {"sequence", 8}};
+  const OnnxModel m = Read(b, options);
+  const Subgraph& then_sg = m.graph.subgraphs[1];
+  EXPECT_EQ(Named(then_sg, "padded").shape, (std::vector<std::int64_t>{1, 12}));
+  EXPECT_EQ(Named(then_sg, "t_out").shape, (std::vector<std::int64_t>{12}));
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "y").bytes, std::optional<Bytes>(12 * 4));
+  // With the condition known, the then branch replaces the If, its copies of the main
+  // graph's values not added twice.
+  OnnxBuilder decided = b;
+  decided.graph().mutable_input()->DeleteSubrange(1, 1);
+  auto* cond = decided.graph().add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(kOnnxBool);
+  cond->add_int32_data(1);
+  const OnnxModel taken = Read(decided, options);
+  ASSERT_EQ(taken.graph.subgraphs.size(), 1u);
+  EXPECT_EQ(Named(taken.graph.subgraphs[0], "y").bytes, std::optional<Bytes>(12 * 4));
+  std::size_t pads = 0;
+  for (const Tensor& t : taken.graph.subgraphs[0].tensors) pads += t.name == "pads";
+  EXPECT_EQ(pads, 1u);
+}
+
 // Stored shapes inside a branch that disagree with what the branch computes (an exporter
 // traced it with other sizes): the computed shapes win, with a warning.
 TEST(OnnxRobust, StoredShapesInsideABranchThatContradictInference) {
