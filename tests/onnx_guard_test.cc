@@ -16,6 +16,7 @@
 #include "memplan/onnx.h"
 #include "memplan/records_io.h"
 #include "src/formats/onnx/onnx_internal.h"
+#include "src/formats/onnx/onnx_schemas.h"
 #include "tests/onnx_builder.h"
 #include "tests/onnx_sample_models.h"
 #include "tests/test_support.h"

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,6 +87,21 @@ bool ReadAll(int fd, std::string& out) {
   }
 }
 
+// A page the child writes and the parent reads (which operator ONNX looked up last).
+struct SharedNote {
+  static constexpr std::size_t kSize = 256;
+  SharedNote() {
+    void* page = ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page != MAP_FAILED) text = static_cast<char*>(page);  // zero-filled
+  }
+  ~SharedNote() {
+    if (text) ::munmap(text, kSize);
+  }
+  SharedNote(const SharedNote&) = delete;
+  SharedNote& operator=(const SharedNote&) = delete;
+  char* text = nullptr;  // null when no page could be mapped
+};
+
 int WaitFor(pid_t child) {
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -94,14 +110,17 @@ int WaitFor(pid_t child) {
 }
 
 // What the child's end says, as the caller would have seen it in-process.
+// `last_lookup`: the operator ONNX looked up last in the child, "" when none.
 std::string Settle(std::string_view answer, int status, std::string_view source,
-                   std::string_view what) {
+                   std::string_view what, std::string_view last_lookup) {
   if (WIFSIGNALED(status)) {
     const int signal = WTERMSIG(status);
     throw InputError(fmt::format(
-        "{}: {} crashed on this model (signal {}, {}); the file holds something ONNX 1.12 "
+        "{}: {} crashed on this model (signal {}, {}){}; the file holds something ONNX 1.12 "
         "does not handle (a corrupt field, or an operator or attribute it does not know)",
-        source, what, signal, ::strsignal(signal)));
+        source, what, signal, ::strsignal(signal),
+        last_lookup.empty() ? std::string()
+                            : fmt::format(" at or after operator {}", Printable(last_lookup))));
   }
   if (answer.empty())
     throw InputError(fmt::format("{}: {} stopped without an answer (exit status {})", source, what,
@@ -140,6 +159,7 @@ std::string RunIsolated(std::string_view source, std::string_view what,
   Schemas();
   int fds[2];
   if (::pipe(fds) != 0) return work();  // no pipe to spare: run here, as before
+  SharedNote note;
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(fds[0]);
@@ -149,6 +169,7 @@ std::string RunIsolated(std::string_view source, std::string_view what,
   if (child == 0) {
     ::close(fds[0]);
     g_in_child = true;
+    if (note.text) NoteLookupsIn(note.text, SharedNote::kSize);
     RunChild(fds[1], work);
   }
   ::close(fds[1]);
@@ -160,7 +181,10 @@ std::string RunIsolated(std::string_view source, std::string_view what,
     WaitFor(child);
     throw InputError(fmt::format("{}: {} did not finish within {} s", source, what, kChildSeconds));
   }
-  return Settle(answer, WaitFor(child), source, what);
+  const int status = WaitFor(child);
+  return Settle(answer, status, source, what,
+                note.text ? std::string_view(note.text, ::strnlen(note.text, SharedNote::kSize))
+                          : std::string_view());
 }
 
 }  // namespace memplan::onnx_reader

@@ -3,6 +3,8 @@
 
 #include <onnx/defs/shape_inference.h>
 
+#include <cstdio>
+
 namespace memplan::onnx_reader {
 
 namespace {
@@ -80,10 +82,21 @@ void AddGuardedSchemas(SchemaRegistry& r) {
     }
 }
 
+char* g_note = nullptr;  // NoteLookupsIn's buffer, set in an inference child only
+std::size_t g_note_size = 0;
+
 }  // namespace
+
+void NoteLookupsIn(char* buffer, std::size_t size) {
+  g_note = buffer;
+  g_note_size = size;
+}
 
 const onnx::OpSchema* SchemaRegistry::GetSchema(const std::string& op, int version,
                                                 const std::string& domain) const {
+  if (g_note)
+    std::snprintf(g_note, g_note_size, "'%s' (%s opset %d)", op.c_str(),
+                  domain.empty() ? "ai.onnx" : domain.c_str(), version);
   const std::string canonical = CanonicalDomain(domain);
   const onnx::OpSchema* theirs = onnx::OpSchemaRegistry::Schema(op, version, canonical);
   const auto it = schemas_.find({canonical, op});

@@ -13,6 +13,11 @@
 
 namespace memplan::onnx_reader {
 
+// While a child process runs ONNX's inference (onnx_isolate.cc), each schema lookup is
+// written to `buffer` ("'Shape' (ai.onnx opset 15)"), memory the parent reads after a crash
+// to say which operator ONNX was looking at; null (the default) turns this off.
+void NoteLookupsIn(char* buffer, std::size_t size);
+
 class SchemaRegistry final : public onnx::ISchemaRegistry {
  public:
   // Schemas of `domain` at or below `version`, preferring memplan's where it defines one
