@@ -208,6 +208,30 @@ TEST(OnnxRobust, StoredShapesInsideABranchThatContradictInference) {
             "FLOAT [2,16]; using the computed shape");
 }
 
+// Stored shapes that contradict each other through the graph: 'a' stored [1,4] makes 'b'
+// [1,4], which the file stores as [2,4]. No single stored shape disagrees with what the graph
+// computes without them ([N,4]), so all are dropped, with one warning giving ONNX's reason.
+TEST(OnnxRobust, StoredShapesThatOnlyConflictTogetherGiveWay) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"N", "4"}).Output("c");
+  b.ValueInfo("a", kOnnxFloat, {"1", "4"}).ValueInfo("b", kOnnxFloat, {"2", "4"});
+  b.Node("Relu", {"x"}, {"a"});
+  b.Node("Relu", {"a"}, {"b"});
+  b.Node("Relu", {"b"}, {"c"});
+  const OnnxModel m = Read(b, {}, OnnxUnsized::kKeep);
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_EQ(m.warnings[0].rfind("warning: the shapes the file stores contradict what the graph "
+                                "computes ([ShapeInferenceError] ",
+                                0),
+            0u)
+      << m.warnings[0];
+  EXPECT_NE(
+      m.warnings[0].find("using the computed shapes of all 3 declared tensors ('a', 'b', 'c')"),
+      std::string::npos)
+      << m.warnings[0];
+  EXPECT_EQ(m.open_shapes.at("c"), "[N,4]");
+}
+
 // inspect reads what plan refuses: open sizes are kept, and said.
 TEST(OnnxRobust, OpenSizesKeptForInspection) {
   OnnxBuilder b;

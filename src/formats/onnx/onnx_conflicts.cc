@@ -123,7 +123,7 @@ std::size_t DropAllDeclarations(onnx::ModelProto& model, std::string_view why,
   if (dropped > 0)
     warnings.push_back(fmt::format(
         "warning: the shapes the file stores contradict what the graph computes ({}); using "
-        "the computed shapes of all {} stored tensor{} ({}{})",
+        "the computed shapes of all {} declared tensor{} ({}{})",
         why, dropped, dropped == 1 ? "" : "s", fmt::join(names, ", "),
         dropped > names.size() ? ", ..." : ""));
   return dropped;
