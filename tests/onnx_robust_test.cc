@@ -75,6 +75,23 @@ TEST(OnnxRobust, RunTimeDimensionsAreSaidWhereTheyFirstAppear) {
       << error;
 }
 
+// A custom operator whose domain the file forgot to import: read as version 1 of it, with a
+// warning, instead of stopping ONNX's inference of the whole model.
+TEST(OnnxRobust, ADomainTheFileDoesNotImportIsImported) {
+  OnnxBuilder b;
+  b.Input("x", kOnnxFloat, {"2", "4"}).Output("y");
+  b.Node("Decode", {"x"}, {"d"}, "decode").set_domain("com.example");
+  b.Node("Relu", {"d"}, {"y"});
+  LoadOptions options;
+  options.shapes = {{"d", {2, 4}}};
+  const OnnxModel m = Read(b, options);
+  EXPECT_EQ(Named(m.graph.subgraphs[0], "y").bytes, std::optional<Bytes>(32));
+  ASSERT_FALSE(m.warnings.empty());
+  EXPECT_EQ(m.warnings[0],
+            "warning: robust.onnx: operator 'Decode' is in domain 'com.example', which the file "
+            "does not import; read as version 1 of that domain");
+}
+
 // An opset-7 model converted from Core ML: ImageScaler and Crop, which ONNX later removed.
 TEST(OnnxRobust, RemovedOperatorsOfEarlyOpsets) {
   OnnxBuilder b(7);
