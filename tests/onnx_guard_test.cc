@@ -280,6 +280,32 @@ TEST(OnnxGuard, EverySchemaOnUntypedAndTypedInputs) {
   EXPECT_GT(tried, 800u);
 }
 
+// Every sample model at every opset from 7 to 24, importing ai.onnx.ml and com.microsoft, as
+// written and with one node moved into each of those domains (the mutation run's structural
+// variants), read in this process: each reads or ends in an InputError.
+TEST(OnnxGuard, EveryOpsetAndDomainReadsOrFailsCleanly) {
+  onnx_reader::SetIsolation(false);
+  std::size_t read = 0, refused = 0;
+  for (const auto& [name, sample] : testing::SampleOnnxModels())
+    for (int opset = 7; opset <= 24; ++opset)
+      for (const char* moved_to : {"", "ai.onnx.ml", "com.microsoft"}) {
+        OnnxBuilder b = sample;
+        for (auto& import : *b.model().mutable_opset_import())
+          if (import.domain().empty()) import.set_version(opset);
+        b.Opset("ai.onnx.ml", 3).Opset("com.microsoft", 1);
+        if (*moved_to) b.graph().mutable_node(opset % b.graph().node_size())->set_domain(moved_to);
+        try {
+          ReadOnnx(b.Bytes(), name);
+          ++read;
+        } catch (const InputError&) {
+          ++refused;
+        }
+      }
+  onnx_reader::SetIsolation(true);
+  EXPECT_GT(read, 0u);
+  EXPECT_GT(refused, 0u);
+}
+
 // What runs libonnx runs in a child process: its answer comes back, its errors come back as
 // themselves, and its death by a signal becomes an InputError naming the file.
 TEST(OnnxGuard, IsolatedWorkReportsCrashesAsInputErrors) {
