@@ -7,6 +7,14 @@
 
 #include "memplan/error.h"
 #include "memplan/onnx.h"
+#include "src/formats/onnx/onnx_isolate.h"
+
+// In-process: a crash inside libonnx must stop the fuzzer (memplan would turn it into an
+// InputError from a child process), so that each one is found and checked for beforehand.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  memplan::onnx_reader::SetIsolation(false);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -11,6 +11,7 @@ namespace memplan::testing {
 
 // ONNX element type numbers used by the tests (TensorProto.DataType).
 inline constexpr int kOnnxFloat = 1;
+inline constexpr int kOnnxUint8 = 2;
 inline constexpr int kOnnxInt64 = 7;
 inline constexpr int kOnnxString = 8;
 inline constexpr int kOnnxBool = 9;

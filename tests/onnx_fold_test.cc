@@ -5,6 +5,7 @@
 #include "memplan/error.h"
 #include "memplan/onnx.h"
 #include "src/formats/onnx/onnx_fold.h"
+#include "src/formats/onnx/onnx_isolate.h"
 #include "tests/onnx_builder.h"
 #include "tests/onnx_sample_models.h"
 
@@ -336,9 +337,13 @@ TEST(OnnxFold, ReshapeExpandTileAndConstantOfShapeGetStaticShapes) {
 // Hostile variants of the models that reach folding and the newer-opset rules: every bit
 // flip in the detector and the opset-18 model reads or ends in an InputError.
 TEST(OnnxFold, EveryBitFlipOfTheSampleModelsReadsOrFailsCleanly) {
+  // In this process, as the fuzzer runs: a crash inside libonnx must fail the test, not
+  // become an InputError of the child process that would otherwise run it.
+  onnx_reader::SetIsolation(false);
   for (const auto& [name, model] : testing::SampleOnnxModels()) {
     const std::string bytes = model.Bytes();
-    if (bytes.size() > 1024) continue;  // the larger ones carry mostly weights
+    if (bytes.size() > 1024) continue;                // the larger ones carry mostly weights
+    if (name == "extensions_wrapped.onnx") continue;  // it needs a --shape to read at all
     std::size_t read = 0, rejected = 0;
     for (std::size_t i = 0; i < bytes.size(); ++i)
       for (int bit = 0; bit < 8; ++bit) {
@@ -354,6 +359,7 @@ TEST(OnnxFold, EveryBitFlipOfTheSampleModelsReadsOrFailsCleanly) {
     EXPECT_GT(rejected, 0u) << name;
     EXPECT_GT(read, 0u) << name;
   }
+  onnx_reader::SetIsolation(true);
 }
 
 }  // namespace

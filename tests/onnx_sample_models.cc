@@ -108,12 +108,44 @@ OnnxBuilder Opset23Model() {
   return b;
 }
 
+OnnxBuilder ExtensionsWrappedModel() {
+  OnnxBuilder b(18);
+  b.Opset("com.microsoft.extensions", 1);
+  b.Input("image", kOnnxUint8, {"num_bytes"}).Output("png");
+  b.Int64Initializer("box", {224, 224}).Int64Initializer("zero", {0});
+  b.Int64Initializer("sizes", {1, 3, 112, 112});
+  auto& decode = b.Node("DecodeImage", {"image"}, {"bgr"}, "decode");
+  decode.set_domain("com.microsoft.extensions");
+  SetStringAttribute(decode, "color_space", "BGR");
+  // Pre-processing's resize: HWC, the longer side to 224, antialiased.
+  auto& fit = b.Node("Resize", {"bgr", "", "", "box"}, {"fitted"}, "fit");
+  SetIntsAttribute(fit, "axes", {0, 1});
+  SetStringAttribute(fit, "keep_aspect_ratio_policy", "not_larger");
+  SetIntAttribute(fit, "antialias", 1);
+  SetStringAttribute(fit, "mode", "linear");
+  SetIntsAttribute(b.Node("Transpose", {"fitted"}, {"chw"}), "perm", {2, 0, 1});
+  SetIntAttribute(b.Node("Cast", {"chw"}, {"pixels"}), "to", kOnnxFloat);
+  b.Node("Unsqueeze", {"pixels", "zero"}, {"batch"});
+  // The model's own resize: every axis, antialiased (ONNX's opset-13 rule with antialias).
+  auto& smooth = b.Node("Resize", {"batch", "", "", "sizes"}, {"small"}, "smooth");
+  SetIntAttribute(smooth, "antialias", 1);
+  SetStringAttribute(smooth, "mode", "linear");
+  b.Node("Squeeze", {"small", "zero"}, {"planes"});
+  SetIntsAttribute(b.Node("Transpose", {"planes"}, {"hwc"}), "perm", {1, 2, 0});
+  SetIntAttribute(b.Node("Cast", {"hwc"}, {"bytes"}), "to", kOnnxUint8);
+  auto& encode = b.Node("EncodeImage", {"bytes"}, {"png"}, "encode");
+  encode.set_domain("com.microsoft.extensions");
+  SetStringAttribute(encode, "format", "png");
+  return b;
+}
+
 std::vector<std::pair<std::string, OnnxBuilder>> SampleOnnxModels() {
   return {{"detector_upsampling.onnx", DetectorUpsampling()},
           {"ort_transformer_block.onnx", OptimizedTransformerBlock()},
           {"exported_with_batch_one.onnx", ExportedWithBatchOne()},
           {"opset18_ops.onnx", Opset18Model()},
-          {"opset23_decoder.onnx", Opset23Model()}};
+          {"opset23_decoder.onnx", Opset23Model()},
+          {"extensions_wrapped.onnx", ExtensionsWrappedModel()}};
 }
 
 }  // namespace memplan::testing

@@ -31,6 +31,12 @@ OnnxBuilder Opset18Model();
 // Opset 23 decoder pieces: RMSNormalization, RotaryEmbedding, Attention with past state.
 OnnxBuilder Opset23Model();
 
+// An opset-18 image model wrapped in onnxruntime-extensions pre- and post-processing:
+// com.microsoft.extensions DecodeImage -> Resize (axes, not_larger, antialias) -> ... ->
+// Resize (antialias) -> ... -> EncodeImage. The decoded image's shape is known only at run
+// time (`--shape bgr=HxWx3` gives it).
+OnnxBuilder ExtensionsWrappedModel();
+
 // Every model above with a file name, for the fuzzer's seeds.
 std::vector<std::pair<std::string, OnnxBuilder>> SampleOnnxModels();
 

@@ -35,7 +35,16 @@ std::string QualifiedType(const OnnxModel& model, const std::string& type) {
   return it == model.op_domains.end() ? type : it->second + ":" + type;
 }
 
-std::string ShapeText(const Tensor& t) {
+// Open dimensions by name where the model names them ("[N, 3, ?, ?]").
+std::string ShapeText(const OnnxModel& m, const Tensor& t) {
+  if (const auto it = m.open_shapes.find(t.name); it != m.open_shapes.end()) {
+    std::string spaced;  // "[N,3]" as "[N, 3]", like the static shapes
+    for (const char c : it->second) {
+      spaced += c;
+      if (c == ',') spaced += ' ';
+    }
+    return PrintableText(spaced);
+  }
   if (t.shape.empty()) return "[]";
   std::vector<std::string> dims;
   for (std::int64_t d : t.shape) dims.push_back(d < 0 ? "?" : std::to_string(d));
@@ -53,7 +62,7 @@ bool IsOuterName(const Graph& g, std::size_t s, const std::string& name) {
 
 OnnxInspection Inspect(const std::string& input, const LoadOptions& load) {
   OnnxInspection in;
-  in.model = LoadOnnx(input, load);
+  in.model = LoadOnnx(input, load, OnnxUnsized::kKeep);
   // Every graph's ops and constants (subgraphs of If, Loop and Scan included); a subgraph's
   // stand-ins for outer constants are not counted twice.
   for (std::size_t s = 0; s < in.model.graph.subgraphs.size(); ++s) {
@@ -65,7 +74,8 @@ OnnxInspection Inspect(const std::string& input, const LoadOptions& load) {
         in.constant_bytes += t.bytes.value_or(0);
       }
   }
-  // The records exactly as `plan` derives them, so the two agree.
+  // The records exactly as `plan` derives them, so the two agree; none while sizes are open.
+  if (in.model.unsized_tensors > 0) return in;
   const Workload workload = GraphWorkload(in.model.graph, input, "onnx", load);
   in.planned = workload.problem.size();
   for (const UsageRecord& r : workload.problem.records) in.planned_bytes += r.size;
@@ -85,12 +95,14 @@ std::vector<std::string> Callers(const Graph& g) {
   return callers;
 }
 
-Json TensorJson(const Subgraph& sg, std::int32_t index) {
+Json TensorJson(const OnnxModel& m, const Subgraph& sg, std::int32_t index) {
   const Tensor& t = sg.tensors[static_cast<std::size_t>(index)];
-  return {{"name", PrintableText(t.name)},
-          {"type", DataTypeName(t.type)},
-          {"shape", t.shape},
-          {"bytes", t.bytes ? Json(*t.bytes) : Json(nullptr)}};
+  Json j = {{"name", PrintableText(t.name)},
+            {"type", DataTypeName(t.type)},
+            {"shape", t.shape},
+            {"bytes", t.bytes ? Json(*t.bytes) : Json(nullptr)}};
+  if (m.open_shapes.contains(t.name)) j["open_shape"] = ShapeText(m, t);
+  return j;
 }
 
 Json InspectionJson(const std::string& input, const OnnxInspection& in) {
@@ -105,9 +117,9 @@ Json InspectionJson(const std::string& input, const OnnxInspection& in) {
   for (const auto& [domain, version] : m.opset_imports) opsets[domain] = version;
   j["opset_imports"] = std::move(opsets);
   j["inputs"] = Json::array();
-  for (std::int32_t i : sg.inputs) j["inputs"].push_back(TensorJson(sg, i));
+  for (std::int32_t i : sg.inputs) j["inputs"].push_back(TensorJson(m, sg, i));
   j["outputs"] = Json::array();
-  for (std::int32_t i : sg.outputs) j["outputs"].push_back(TensorJson(sg, i));
+  for (std::int32_t i : sg.outputs) j["outputs"].push_back(TensorJson(m, sg, i));
   j["file_nodes"] = m.file_nodes;
   j["graph_nodes"] = m.graph_nodes;
   j["folded_nodes"] = m.folded_nodes;
@@ -116,8 +128,12 @@ Json InspectionJson(const std::string& input, const OnnxInspection& in) {
   j["inference_passes"] = m.inference_passes;
   j["tensors"] = m.graph.TensorCount();
   j["constant"] = {{"tensors", in.constant_tensors}, {"bytes", in.constant_bytes}};
-  j["planned"] = {
-      {"tensors", in.planned}, {"bytes", in.planned_bytes}, {"lower_bound_bytes", in.lower_bound}};
+  if (m.unsized_tensors > 0)
+    j["planned"] = {{"unsized_tensors", m.unsized_tensors}, {"open", m.open_sizes}};
+  else
+    j["planned"] = {{"tensors", in.planned},
+                    {"bytes", in.planned_bytes},
+                    {"lower_bound_bytes", in.lower_bound}};
   const std::vector<std::string> callers = Callers(m.graph);
   j["subgraphs"] = Json::array();
   for (std::size_t s = 0; s < m.graph.subgraphs.size(); ++s) {
@@ -165,7 +181,7 @@ std::string InspectionText(const std::string& input, const OnnxInspection& in) {
   const auto add_rows = [&](const std::vector<std::int32_t>& tensors, const char* kind) {
     for (std::int32_t i : tensors) {
       const Tensor& t = sg.tensors[static_cast<std::size_t>(i)];
-      rows.push_back({kind, PrintableText(t.name), DataTypeName(t.type), ShapeText(t),
+      rows.push_back({kind, PrintableText(t.name), DataTypeName(t.type), ShapeText(m, t),
                       t.bytes ? WithThousands(*t.bytes) : "?"});
     }
   };
@@ -179,10 +195,17 @@ std::string InspectionText(const std::string& input, const OnnxInspection& in) {
   out += "ops by type:";
   for (const auto& [type, count] : types) out += fmt::format(" {} {},", PrintableText(type), count);
   if (!types.empty()) out.pop_back();
-  out +=
-      fmt::format("\ntensors: {} in all, {} constant ({} B), {} planned ({} B, lower bound {} B)\n",
-                  m.graph.TensorCount(), in.constant_tensors, WithThousands(in.constant_bytes),
-                  in.planned, WithThousands(in.planned_bytes), WithThousands(in.lower_bound));
+  if (m.unsized_tensors > 0)
+    out += fmt::format(
+        "\ntensors: {} in all, {} constant ({} B); {} to plan have no size until the open "
+        "dimensions are bound (--dim NAME=VALUE, --shape TENSOR=AxBxC): {}\n",
+        m.graph.TensorCount(), in.constant_tensors, WithThousands(in.constant_bytes),
+        m.unsized_tensors, m.open_sizes);
+  else
+    out += fmt::format(
+        "\ntensors: {} in all, {} constant ({} B), {} planned ({} B, lower bound {} B)\n",
+        m.graph.TensorCount(), in.constant_tensors, WithThousands(in.constant_bytes), in.planned,
+        WithThousands(in.planned_bytes), WithThousands(in.lower_bound));
   for (const std::string& w : m.warnings) out += w + "\n";
   return out;
 }

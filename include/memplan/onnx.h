@@ -42,7 +42,19 @@ struct OnnxModel {
   // --dim bindings that bound nothing in this model, then stored shapes that disagreed
   // with the computed ones and were replaced (each a "warning: ..." line).
   std::vector<std::string> warnings;
+  // Read with OnnxUnsized::kKeep (inspect): the tensors that need planning but have no
+  // static size, and what is still open ("'x': dimension 0 of [N,3] is symbolic; open: N
+  // (x)"), empty when everything is sized.
+  std::size_t unsized_tensors = 0;
+  std::string open_sizes;
+  // Tensors whose shape is not all numbers, as inference left it: "[N,3,?,?]" (the names
+  // of symbolic dimensions, "?" for unknown ones).
+  std::map<std::string, std::string> open_shapes;
 };
+
+// What ReadOnnx does with tensors that need planning but have no static size: refuse the
+// model (planning needs every size), or keep them unsized (inspect shows what it can).
+enum class OnnxUnsized { kError, kKeep };
 
 // Reads a serialized ModelProto. `source` names it in messages. options.dims binds
 // symbolic dimensions (dim_param) by name ("batch", when no dimension has that name, binds
@@ -53,10 +65,11 @@ struct OnnxModel {
 // topological order, subgraphs (If, Loop, Scan), element types memplan cannot size,
 // overflowing shapes, and tensors that still have no static shape after inference (with
 // the names to bind).
-OnnxModel ReadOnnx(std::string_view bytes, std::string_view source,
-                   const LoadOptions& options = {});
+OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOptions& options = {},
+                   OnnxUnsized unsized = OnnxUnsized::kError);
 
 // ReadOnnx on a file's contents; the path names it in messages.
-OnnxModel LoadOnnx(const std::filesystem::path& path, const LoadOptions& options = {});
+OnnxModel LoadOnnx(const std::filesystem::path& path, const LoadOptions& options = {},
+                   OnnxUnsized unsized = OnnxUnsized::kError);
 
 }  // namespace memplan

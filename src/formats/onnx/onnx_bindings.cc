@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "memplan/error.h"
@@ -93,8 +95,40 @@ bool IsInitializer(const onnx::GraphProto& graph, const std::string& name) {
   return false;
 }
 
-void BindShape(onnx::GraphProto& graph, const std::string& name,
-               const std::vector<std::int64_t>& dims, std::string_view source) {
+// The element type a --shape on the output of another domain's operator (which ONNX cannot
+// type: onnxruntime-extensions' DecodeImage, ...) takes before inference, so that the
+// operators after it are typed: its node's first input whose type the file declares. Returns
+// the warning saying so, or "" when nothing was borrowed.
+std::string BorrowElementType(onnx::GraphProto& graph, onnx::ValueInfoProto& value) {
+  if (value.type().tensor_type().elem_type() != 0) return "";
+  std::unordered_map<std::string, std::int32_t> declared;
+  for (const auto& v : graph.input())
+    declared.emplace(v.name(), v.type().tensor_type().elem_type());
+  for (const auto& v : graph.value_info())
+    declared.emplace(v.name(), v.type().tensor_type().elem_type());
+  for (const auto& t : graph.initializer()) declared.emplace(t.name(), t.data_type());
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    if (IsDefaultDomain(node) ||
+        std::find(node.output().begin(), node.output().end(), value.name()) == node.output().end())
+      continue;
+    for (const std::string& input : node.input()) {
+      const auto it = declared.find(input);
+      if (it == declared.end() || it->second == 0) continue;
+      value.mutable_type()->mutable_tensor_type()->set_elem_type(it->second);
+      return fmt::format(
+          "warning: tensor '{}': element type {} taken from input '{}' of {}, which memplan has "
+          "no shape rule for",
+          Printable(value.name()), OnnxTypeName(it->second), Printable(input),
+          DescribeNode(node, i));
+    }
+  }
+  return "";
+}
+
+// Returns the warnings binding gave (an element type borrowed).
+std::vector<std::string> BindShape(onnx::GraphProto& graph, const std::string& name,
+                                   const std::vector<std::int64_t>& dims, std::string_view source) {
   if (IsInitializer(graph, name))
     throw UsageError(
         fmt::format("{}: --shape {}: '{}' is an initializer; its shape is stored in "
@@ -106,25 +140,51 @@ void BindShape(onnx::GraphProto& graph, const std::string& name,
   if (!is_input && !is_output)
     throw UsageError(fmt::format("{}: --shape {}: the model has no tensor called '{}'", source,
                                  Printable(name), Printable(name)));
-  bool declared = false;
-  for (onnx::ValueInfoProto* v : DeclaredValues(graph)) {
-    if (v->name() != name) continue;
-    SetShape(*v, dims);
-    declared = true;
-  }
-  if (!declared) {
+  std::vector<onnx::ValueInfoProto*> targets;
+  for (onnx::ValueInfoProto* v : DeclaredValues(graph))
+    if (v->name() == name) targets.push_back(v);
+  if (targets.empty()) {
     // A node output nobody declared: declare it, so inference merges with it.
-    onnx::ValueInfoProto* v = graph.add_value_info();
-    v->set_name(name);
-    SetShape(*v, dims);
+    targets.push_back(graph.add_value_info());
+    targets.back()->set_name(name);
   }
+  std::vector<std::string> warnings;
+  for (onnx::ValueInfoProto* v : targets) {
+    SetShape(*v, dims);
+    if (std::string w = BorrowElementType(graph, *v); !w.empty()) warnings.push_back(std::move(w));
+  }
+  return warnings;
 }
 
 }  // namespace
 
+void NameAnonymousDims(onnx::GraphProto& graph) {
+  std::unordered_set<std::string> initializers;
+  for (const auto& initializer : graph.initializer()) initializers.insert(initializer.name());
+  for (auto& input : *graph.mutable_input()) {
+    if (initializers.contains(input.name()) || !input.type().has_tensor_type() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    auto* dims = input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+    for (int axis = 0; axis < dims->size(); ++axis) {
+      auto& dim = *dims->Mutable(axis);
+      const bool anonymous = dim.has_dim_value() ? dim.dim_value() < 0
+                                                 : !dim.has_dim_param() || dim.dim_param().empty();
+      if (anonymous) dim.set_dim_param(fmt::format("{}:{}", input.name(), axis));
+    }
+  }
+  // Elsewhere a negative size is no size at all: unknown, for inference to fill.
+  for (onnx::ValueInfoProto* v : DeclaredValues(graph)) {
+    if (!v->type().has_tensor_type() || !v->type().tensor_type().has_shape()) continue;
+    for (auto& dim : *v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      if (dim.has_dim_value() && dim.dim_value() < 0) dim.clear_dim_value();
+  }
+}
+
 std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options,
                                        std::string_view source) {
   std::vector<std::string> warnings;
+  NameAnonymousDims(graph);
   if (options.dims.empty() && options.shapes.empty()) return warnings;
   const std::string symbols = KnownSymbols(graph);
   for (const auto& [name, value] : options.dims) {
@@ -139,7 +199,7 @@ std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOption
   for (const auto& [name, dims] : options.shapes) {
     for (const std::int64_t d : dims)
       if (d < 0) throw UsageError(fmt::format("--shape {}: a dimension cannot be negative", name));
-    BindShape(graph, name, dims, source);
+    for (std::string& w : BindShape(graph, name, dims, source)) warnings.push_back(std::move(w));
   }
   return warnings;
 }

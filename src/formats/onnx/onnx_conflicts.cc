@@ -43,6 +43,41 @@ bool Disagree(const onnx::TypeProto& stored, const onnx::TypeProto& inferred) {
   return false;
 }
 
+// Every graph of the model: the main graph, then the subgraphs of If, Loop and Scan.
+void AllGraphs(onnx::GraphProto& graph, std::vector<onnx::GraphProto*>& graphs) {
+  graphs.push_back(&graph);
+  for (auto& node : *graph.mutable_node())
+    for (auto& attribute : *node.mutable_attribute())
+      if (IsControlFlowSubgraph(node, attribute)) AllGraphs(*attribute.mutable_g(), graphs);
+}
+
+std::vector<onnx::GraphProto*> AllGraphs(onnx::ModelProto& model) {
+  std::vector<onnx::GraphProto*> graphs;
+  AllGraphs(*model.mutable_graph(), graphs);
+  return graphs;
+}
+
+// Removes the declarations `drop` accepts from every graph (value_info entries go, output
+// types are cleared); returns how many.
+std::size_t DropDeclarations(onnx::ModelProto& model,
+                             const std::function<bool(const onnx::ValueInfoProto&)>& drop) {
+  std::size_t dropped = 0;
+  for (onnx::GraphProto* graph : AllGraphs(model)) {
+    auto* infos = graph->mutable_value_info();
+    std::vector<int> stale;
+    for (int i = 0; i < infos->size(); ++i)
+      if (drop(infos->Get(i))) stale.push_back(i);
+    for (auto i = stale.rbegin(); i != stale.rend(); ++i) infos->DeleteSubrange(*i, 1);
+    dropped += stale.size();
+    for (auto& output : *graph->mutable_output())
+      if (output.has_type() && drop(output)) {
+        output.clear_type();
+        ++dropped;
+      }
+  }
+  return dropped;
+}
+
 }  // namespace
 
 std::size_t DropConflictingDeclarations(onnx::ModelProto& model,
@@ -50,8 +85,10 @@ std::size_t DropConflictingDeclarations(onnx::ModelProto& model,
                                         std::vector<std::string>& warnings) {
   // Infer on a copy that declares nothing, so nothing stored can conflict there.
   onnx::ModelProto bare = model;
-  bare.mutable_graph()->clear_value_info();
-  for (auto& output : *bare.mutable_graph()->mutable_output()) output.clear_type();
+  for (onnx::GraphProto* graph : AllGraphs(bare)) {
+    graph->clear_value_info();
+    for (auto& output : *graph->mutable_output()) output.clear_type();
+  }
   try {
     infer(bare);
   } catch (const std::bad_alloc&) {
@@ -59,28 +96,36 @@ std::size_t DropConflictingDeclarations(onnx::ModelProto& model,
   } catch (const std::exception&) {
     return 0;  // the conflict is not between declarations and inference
   }
+  // Names are unique across a model's graphs.
   std::unordered_map<std::string, const onnx::TypeProto*> computed;
-  for (const auto& v : bare.graph().value_info()) computed.emplace(v.name(), &v.type());
-  for (const auto& v : bare.graph().output()) computed.emplace(v.name(), &v.type());
-
-  std::size_t dropped = 0;
-  auto check = [&](onnx::ValueInfoProto& declared) {
+  for (onnx::GraphProto* graph : AllGraphs(bare)) {
+    for (const auto& v : graph->value_info()) computed.emplace(v.name(), &v.type());
+    for (const auto& v : graph->output()) computed.emplace(v.name(), &v.type());
+  }
+  return DropDeclarations(model, [&](const onnx::ValueInfoProto& declared) {
     const auto it = computed.find(declared.name());
     if (it == computed.end() || !Disagree(declared.type(), *it->second)) return false;
     warnings.push_back(fmt::format(
         "warning: tensor '{}': the file stores shape {} but the graph computes {}; using the "
         "computed shape",
         Printable(declared.name()), ShapeText(declared.type()), ShapeText(*it->second)));
-    ++dropped;
     return true;
-  };
-  auto* infos = model.mutable_graph()->mutable_value_info();
-  std::vector<int> stale;
-  for (int i = 0; i < infos->size(); ++i)
-    if (check(*infos->Mutable(i))) stale.push_back(i);
-  for (auto i = stale.rbegin(); i != stale.rend(); ++i) infos->DeleteSubrange(*i, 1);
-  for (auto& output : *model.mutable_graph()->mutable_output())
-    if (check(output)) output.clear_type();
+  });
+}
+
+std::size_t DropAllDeclarations(onnx::ModelProto& model, std::string_view why,
+                                std::vector<std::string>& warnings) {
+  std::vector<std::string> names;
+  const std::size_t dropped = DropDeclarations(model, [&](const onnx::ValueInfoProto& declared) {
+    if (names.size() < 6) names.push_back("'" + Printable(declared.name()) + "'");
+    return true;
+  });
+  if (dropped > 0)
+    warnings.push_back(fmt::format(
+        "warning: the shapes the file stores contradict what the graph computes ({}); using "
+        "the computed shapes of all {} declared tensor{} ({}{})",
+        why, dropped, dropped == 1 ? "" : "s", fmt::join(names, ", "),
+        dropped > names.size() ? ", ..." : ""));
   return dropped;
 }
 

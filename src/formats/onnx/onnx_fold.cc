@@ -1,5 +1,6 @@
 // One folding pass over the main graph (onnx_fold.h): evaluates what can be evaluated and
 // writes the results into the model as Constant nodes, where ONNX's inference reads them.
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
@@ -86,7 +87,8 @@ std::vector<int> ShapeInputs(const onnx::NodeProto& node) {
   if (op == "Resize" || op == "Pad") return {1, 2, 3};
   if (op == "Slice") return {1, 2, 3, 4};
   if (op == "Range") return {0, 1, 2};
-  if (op == "If") return {0};  // a known condition decides which branch runs
+  if (op == "If") return {0};    // a known condition decides which branch runs
+  if (op == "Loop") return {0};  // the trip count is the length of its scan outputs
   if (op == "Col2Im") return {1, 2};
   return {};
 }
@@ -155,7 +157,11 @@ std::size_t InlineDecidedIfs(onnx::GraphProto& graph,
       *nodes.Add() = std::move(node);
       continue;
     }
-    for (const auto& initializer : branch->initializer()) *graph.add_initializer() = initializer;
+    // A branch's copies of this graph's own values (CopyOuterValues) are here already.
+    std::unordered_set<std::string> present;
+    for (const auto& initializer : graph.initializer()) present.insert(initializer.name());
+    for (const auto& initializer : branch->initializer())
+      if (!present.contains(initializer.name())) *graph.add_initializer() = initializer;
     for (const auto& sparse : branch->sparse_initializer())
       *graph.add_sparse_initializer() = sparse;
     for (const auto& info : branch->value_info()) *graph.add_value_info() = info;
@@ -175,8 +181,34 @@ std::size_t InlineDecidedIfs(onnx::GraphProto& graph,
 }
 
 // One folding pass over `graph` and, as each control-flow node is reached, its subgraphs.
+// ONNX 1.12's inference of a subgraph sees the outer graphs' names as types, never as
+// values: a Pad or Reshape in an If branch reading the main graph's initializer gets no shape
+// (PyTorch's dynamo exporter writes branches like that). So each value the subgraph wants
+// from outside, where it is known, becomes an initializer of the subgraph under the same
+// name. Returns the number added.
+std::size_t CopyOuterValues(onnx::GraphProto& graph, const Outer& outer,
+                            const std::unordered_set<std::string>& wanted) {
+  std::unordered_set<std::string> local;
+  for (const auto& v : graph.input()) local.insert(v.name());
+  for (const auto& t : graph.initializer()) local.insert(t.name());
+  for (const auto& node : graph.node())
+    for (const std::string& output : node.output()) local.insert(output);
+  std::vector<std::string> names;
+  for (const std::string& name : wanted)
+    if (!local.contains(name)) names.push_back(name);
+  std::sort(names.begin(), names.end());  // file order does not matter; keep runs identical
+  std::size_t added = 0;
+  for (const std::string& name : names)
+    if (const ConstTensor* value = outer.lookup(name)) {
+      *graph.add_initializer() = ToTensorProto(*value, name);
+      ++added;
+    }
+  return added;
+}
+
 std::size_t FoldGraph(onnx::GraphProto& graph, std::int64_t opset, const Outer* outer,
                       std::int64_t& held) {
+  const std::size_t copied = outer ? CopyOuterValues(graph, *outer, FeedsShapes(graph)) : 0;
   std::unordered_map<std::string, const onnx::TensorProto*> initializers;
   for (const auto& init : graph.initializer()) initializers.emplace(init.name(), &init);
   const auto static_dims = StaticDims(graph);
@@ -236,7 +268,7 @@ std::size_t FoldGraph(onnx::GraphProto& graph, std::int64_t opset, const Outer* 
     ReplaceWithConstant(node, *values[node.output(0)]);
     ++folded;
   }
-  return folded + InlineDecidedIfs(graph, lookup);
+  return copied + folded + InlineDecidedIfs(graph, lookup);
 }
 
 }  // namespace

@@ -196,8 +196,11 @@ struct Scope {
 
 class GraphBuilder {
  public:
-  GraphBuilder(const onnx::ModelProto& model, std::string_view source)
-      : model_(model), source_(source), opsets_(OpsetsOf(model.opset_import())) {}
+  GraphBuilder(const onnx::ModelProto& model, std::string_view source, OnnxUnsized unsized)
+      : model_(model),
+        source_(source),
+        unsized_(unsized),
+        opsets_(OpsetsOf(model.opset_import())) {}
 
   OnnxModel Build() {
     result_.graph.source = std::string(source_);
@@ -208,6 +211,7 @@ class GraphBuilder {
     main.proto = &model_.graph();
     BuildScope(main);
     result_.warnings = std::move(notes_);
+    if (result_.unsized_tensors > 0) result_.open_sizes = OpenSizesText();
     return std::move(result_);
   }
 
@@ -359,8 +363,18 @@ class GraphBuilder {
       tensor.why_unsized +=
           fmt::format(" (output of {}{})", DescribeNode(node, producer), NoRuleText(node, name));
     }
-    for (const std::string& symbol : v.symbols)
-      if (!symbol.empty() && !constant) open_symbols_.insert(Printable(symbol));
+    for (std::size_t axis = 0; axis < v.symbols.size(); ++axis) {
+      const std::string& symbol = v.symbols[axis];
+      if (symbol.empty() || constant) continue;
+      open_symbols_.insert(Printable(symbol));
+      if (producer >= 0)  // where a name ONNX made up first appears, for messages
+        symbol_origins_.emplace(
+            Printable(symbol),
+            fmt::format("dimension {} of '{}' ({}{})", axis, Printable(name),
+                        DescribeNode(scope.proto->node(producer), producer), scope.where));
+    }
+    if (!constant && v.kind.empty() && v.has_shape && !IsStatic(v))
+      result_.open_shapes.emplace(name, DimsText(v));
     const auto index = static_cast<std::int32_t>(Sub(scope).tensors.size());
     scope.index.emplace(name, index);
     Sub(scope).tensors.push_back(std::move(tensor));
@@ -404,13 +418,31 @@ class GraphBuilder {
     std::vector<std::string> listed;
     for (const auto& [name, inputs] : carried)
       listed.push_back(fmt::format("{} ({})", name, fmt::join(inputs, ", ")));
+    // The others: where each first appears (the tensor a --shape can give).
+    std::vector<std::string> origins;
+    for (const std::string& symbol : open_symbols_)
+      if (!carried.contains(symbol) && origins.size() < 3)
+        if (const auto it = symbol_origins_.find(symbol); it != symbol_origins_.end())
+          origins.push_back(it->second);
     const std::size_t invented = open_symbols_.size() - carried.size();
     std::string text =
         listed.empty() ? std::string() : fmt::format(" (open: {})", fmt::join(listed, "; "));
     if (invented > 0)
-      text +=
-          fmt::format(" [{} more left open by ONNX's inference, not named in the file]", invented);
+      text += fmt::format(" [{} more left open by ONNX's inference, not named in the file{}{}]",
+                          invented, origins.empty() ? "" : "; first seen as ",
+                          fmt::join(origins, ", "));
     return text;
+  }
+
+  // What the tensors kept unsized lack: the first few, then the open dimensions.
+  std::string OpenSizesText() const {
+    const std::size_t shown = std::min<std::size_t>(kept_problems_.size(), 4);
+    std::vector<std::string> first(kept_problems_.begin(),
+                                   kept_problems_.begin() + static_cast<std::ptrdiff_t>(shown));
+    const std::size_t count = result_.unsized_tensors;
+    return fmt::format("{}{}{}", fmt::join(first, "; "),
+                       count > shown ? fmt::format("; and {} more", count - shown) : std::string(),
+                       OpenDimensionsText());
   }
 
   // Every tensor that needs planning must have a size.
@@ -427,7 +459,13 @@ class GraphBuilder {
                                  ? fmt::format("; and {} more", count - problems.size())
                                  : std::string();
     const std::string dims = OpenDimensionsText();
-    const std::string node_error = FirstNodeInferenceError(model_);
+    if (unsized_ == OnnxUnsized::kKeep) {
+      // Said once for the whole model, when it is built (OpenSizesText).
+      result_.unsized_tensors += count;
+      kept_problems_.insert(kept_problems_.end(), problems.begin(), problems.end());
+      return;
+    }
+    const std::string node_error = NodeInferenceErrorIsolated();
     const std::string reported =
         node_error.empty() ? std::string() : fmt::format("; ONNX reports {}", node_error);
     throw InputError(fmt::format(
@@ -437,18 +475,32 @@ class GraphBuilder {
         reported, dims));
   }
 
+  // FirstNodeInferenceError, in a child process: only for the message, so a crash there
+  // is said in its place.
+  std::string NodeInferenceErrorIsolated() const {
+    try {
+      return RunIsolated(source_, "ONNX's shape inference",
+                         [this] { return FirstNodeInferenceError(model_); });
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  }
+
   const onnx::ModelProto& model_;
   std::string_view source_;
-  OnnxModel result_;                    // what Build returns
-  std::set<std::string> open_symbols_;  // dim_params left on tensors that need planning
-  Opsets opsets_;                       // operator-set versions by domain
-  std::vector<std::string> notes_;      // warnings for OnnxModel::warnings
+  OnnxUnsized unsized_;                     // refuse unsized tensors, or keep them
+  std::vector<std::string> kept_problems_;  // why tensors kept unsized have no size
+  OnnxModel result_;                        // what Build returns
+  std::set<std::string> open_symbols_;      // dim_params left on tensors that need planning
+  std::map<std::string, std::string> symbol_origins_;  // dim_param -> where it first appears
+  Opsets opsets_;                                      // operator-set versions by domain
+  std::vector<std::string> notes_;                     // warnings for OnnxModel::warnings
 };
 
 }  // namespace
 
-OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source) {
-  return GraphBuilder(model, source).Build();
+OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source, OnnxUnsized unsized) {
+  return GraphBuilder(model, source, unsized).Build();
 }
 
 }  // namespace memplan::onnx_reader

@@ -16,6 +16,7 @@
 #include "memplan/onnx.h"
 #include "memplan/text.h"
 #include "memplan/workload.h"
+#include "src/formats/onnx/onnx_isolate.h"
 
 namespace memplan::onnx_reader {
 
@@ -51,6 +52,11 @@ bool IsRandom(const std::string& op);
 
 // The version of the default operator set the model imports (0 when it imports none).
 std::int64_t DefaultOpset(const onnx::ModelProto& model);
+
+// Sorts the nodes of `graph` and of its control-flow subgraphs topologically, keeping file
+// order among nodes that may run in either order (a sorted graph is left as it is); nodes
+// on a cycle stay after the rest, for CheckStructure to name. Returns the graphs reordered.
+std::size_t SortNodesTopologically(onnx::GraphProto& graph);
 
 // Checks what memplan relies on before anything else looks at the graph: nodes in
 // topological order (every input is a graph input, an initializer or an earlier node's
@@ -91,11 +97,17 @@ void CheckNodesAgainstSchemas(const google::protobuf::RepeatedPtrField<onnx::Nod
 // subgraphs, no call cycles, a bounded number of nodes once calls are expanded.
 void CheckFunctions(const onnx::ModelProto& model, std::string_view source);
 
+// Gives every dimension of a graph input that has neither a size nor a name (dim_value -1,
+// or nothing: what old exporters write for a free batch) the name "INPUT:AXIS", so that
+// --dim can bind it and messages can name it; negative sizes elsewhere become unknown.
+void NameAnonymousDims(onnx::GraphProto& graph);
+
 // Applies --dim NAME=VALUE to every declared dimension called NAME (graph inputs,
 // outputs, value_info; "batch", when no dimension has that name, binds the open leading
 // dimension of every graph input) and --shape TENSOR=AxB to a graph input or node output,
 // before inference. UsageError for negative values and names the model lacks.
-// The --dim and --shape bindings; returns a warning per --dim that bound nothing.
+// The --dim and --shape bindings, after NameAnonymousDims; returns a warning per --dim
+// that bound nothing.
 std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOptions& options,
                                        std::string_view source);
 
@@ -115,13 +127,37 @@ std::size_t DropConflictingDeclarations(onnx::ModelProto& model,
                                         const std::function<void(onnx::ModelProto&)>& infer,
                                         std::vector<std::string>& warnings);
 
+// The last resort when inference rejects stored shapes that DropConflictingDeclarations
+// cannot pin down (the conflict only shows once other stored shapes are used): removes
+// every value_info entry and output type, in every graph, with one warning that gives
+// ONNX's reason `why` and names the tensors; returns how many.
+std::size_t DropAllDeclarations(onnx::ModelProto& model, std::string_view why,
+                                std::vector<std::string>& warnings);
+
 // Why inference left tensors untyped: the first node error ONNX reports when the
 // inferred model is inferred again in strict mode ("(op_type:Split, node name: n):
 // ..."), or "" when it reports none. Only for messages: it costs one more pass.
 std::string FirstNodeInferenceError(const onnx::ModelProto& model);
 
+// Runs `work` (which calls into libonnx) in a forked child process and returns what it
+// returned; the errors it throws (InputError, UsageError, std::bad_alloc) are thrown here
+// too. A child that dies by a signal, or runs longer than a time limit, becomes an
+// InputError naming `source` and `what` ("ONNX's shape inference"). Where no process can
+// be started, `work` runs in this one.
+std::string RunIsolated(std::string_view source, std::string_view what,
+                        const std::function<std::string()>& work);
+// True in the child process RunIsolated started (where the answer must be serialized).
+bool IsIsolated();
+
+// CheckNodesForInference and InferShapesToFixpoint, run through RunIsolated: `model`
+// becomes the inferred model, `warnings` gains the inference warnings; returns the passes.
+std::size_t CheckAndInferIsolated(onnx::ModelProto& model, std::string_view source,
+                                  std::vector<std::string>& warnings);
+
 // Maps the inferred model to memplan's Graph, folding nodes computed from constants.
-// InputError for tensors that need planning but cannot be sized.
-OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source);
+// InputError for tensors that need planning but cannot be sized (kError), or they stay
+// unsized and OnnxModel::open_sizes says why (kKeep).
+OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source,
+                     OnnxUnsized unsized = OnnxUnsized::kError);
 
 }  // namespace memplan::onnx_reader

@@ -240,9 +240,102 @@ void Col2ImRule(Ctx& ctx) {
   SetOutput(ctx, 0, InputType(ctx, 0), out);
 }
 
+// The ints of attribute `name`, empty when absent.
+std::vector<std::int64_t> IntsAttribute(Ctx& ctx, const char* name) {
+  const onnx::AttributeProto* a = ctx.getAttribute(name);
+  if (!a) return {};
+  return {a->ints().begin(), a->ints().end()};
+}
+
+float FloatAttribute(Ctx& ctx, const char* name, float fallback) {
+  const onnx::AttributeProto* a = ctx.getAttribute(name);
+  return a && a->type() == onnx::AttributeProto::FLOAT ? a->f() : fallback;
+}
+
+// Crop-1 (experimental, removed in ONNX 1.5): NCHW input; `scale` [h, w] gives the output's
+// spatial size, else `border` [left, top, right, bottom] is cut off.
+void CropRule(Ctx& ctx) {
+  const auto x = InputDims(ctx, 0);
+  SetOutput(ctx, 0, InputType(ctx, 0), std::nullopt);
+  if (!x || x->size() != 4) return;
+  Dims out = *x;
+  const auto scale = IntsAttribute(ctx, "scale");
+  const auto border = IntsAttribute(ctx, "border");
+  if (scale.size() == 2) {
+    out[2] = Value(scale[0]);
+    out[3] = Value(scale[1]);
+  } else if (border.size() == 4) {
+    out[2] =
+        (*x)[2].has_dim_value() ? Value((*x)[2].dim_value() - border[1] - border[3]) : Unknown();
+    out[3] =
+        (*x)[3].has_dim_value() ? Value((*x)[3].dim_value() - border[0] - border[2]) : Unknown();
+  }
+  SetOutput(ctx, 0, InputType(ctx, 0), out);
+}
+
+// Upsample-1 (experimental): NCHW scaled by the float attributes height_scale, width_scale.
+void Upsample1Rule(Ctx& ctx) {
+  const auto x = InputDims(ctx, 0);
+  SetOutput(ctx, 0, InputType(ctx, 0), std::nullopt);
+  if (!x || x->size() != 4) return;
+  Dims out = *x;
+  const float scales[2] = {FloatAttribute(ctx, "height_scale", 0.0f),
+                           FloatAttribute(ctx, "width_scale", 0.0f)};
+  for (int k = 0; k < 2; ++k) {
+    const Dim& d = (*x)[static_cast<std::size_t>(2 + k)];
+    const double scaled = d.has_dim_value() ? std::floor(d.dim_value() * double{scales[k]}) : -1;
+    out[static_cast<std::size_t>(2 + k)] = scales[k] > 0 && scaled >= 0 && scaled < 1e15
+                                               ? Value(static_cast<std::int64_t>(scaled))
+                                               : Unknown();
+  }
+  SetOutput(ctx, 0, InputType(ctx, 0), out);
+}
+
+// ConstantFill-1 and GivenTensorFill-1 (experimental): the shape is the attribute `shape`
+// (and `extra_shape`), or the input's values when input_as_shape is 1; ConstantFill's
+// element type is `dtype` (FLOAT by default), GivenTensorFill's FLOAT.
+void FillRule(Ctx& ctx, bool has_dtype) {
+  const auto dtype = has_dtype ? static_cast<std::int32_t>(IntAttribute(ctx, "dtype", 1))
+                               : onnx::TensorProto::FLOAT;
+  std::optional<std::vector<std::int64_t>> dims;
+  if (IntAttribute(ctx, "input_as_shape", 0) == 1)
+    dims = IntsInput(ctx, 0);
+  else if (ctx.getAttribute("shape"))
+    dims = IntsAttribute(ctx, "shape");
+  else if (const auto input = InputDims(ctx, 0))
+    for (const Dim& d : *input) {
+      if (!d.has_dim_value()) return SetOutput(ctx, 0, dtype, std::nullopt);
+      if (!dims) dims.emplace();
+      dims->push_back(d.dim_value());
+    }
+  if (!dims) return SetOutput(ctx, 0, dtype, std::nullopt);
+  for (const std::int64_t extra : IntsAttribute(ctx, "extra_shape")) dims->push_back(extra);
+  Dims out;
+  for (const std::int64_t d : *dims) out.push_back(Value(d));
+  SetOutput(ctx, 0, dtype, out);
+}
+
+// The experimental operators of early opsets that ONNX removed (ONNX 1.12 has no schema
+// for them), as old exporters (Core ML and Caffe2 converters) wrote them; rules from their
+// former specifications. Registered at version 1: a later standard version wins.
+void AddRemovedOperatorSchemas(SchemaRegistry& r) {
+  auto same = [](Ctx& ctx) { SameAs(ctx, 0, 0); };
+  for (const char* op : {"ImageScaler", "Affine", "Scale", "ScaledTanh", "ParametricSoftplus",
+                         "ThresholdedRelu", "MeanVarianceNormalization"})
+    r.Add(RuleSchema(op, "", 1, 1, 0, 1, 0, same));
+  r.Add(RuleSchema("Crop", "", 1, 1, 0, 1, 0, CropRule));
+  r.Add(RuleSchema("Upsample", "", 1, 1, 0, 1, 0, Upsample1Rule));
+  r.Add(RuleSchema("DynamicSlice", "", 1, 3, 1, 1, 0, [](Ctx& ctx) {
+    InferAs(ctx, "Slice", 10, {0, 1, 2, 3});
+  }));
+  r.Add(RuleSchema("ConstantFill", "", 1, 0, 1, 1, 0, [](Ctx& ctx) { FillRule(ctx, true); }));
+  r.Add(RuleSchema("GivenTensorFill", "", 1, 0, 1, 1, 0, [](Ctx& ctx) { FillRule(ctx, false); }));
+}
+
 }  // namespace
 
 void AddNewerOpsetSchemas(SchemaRegistry& r) {
+  AddRemovedOperatorSchemas(r);
   for (const char* op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
                          "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
     r.Add(RuleSchema(op, "", 18, 1, 1, 1, 0, ReduceRule));

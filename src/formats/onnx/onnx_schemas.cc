@@ -3,6 +3,8 @@
 
 #include <onnx/defs/shape_inference.h>
 
+#include <cstdio>
+
 namespace memplan::onnx_reader {
 
 namespace {
@@ -45,10 +47,56 @@ class RemappedContext final : public onnx::InferenceContext {
   const std::vector<std::size_t>& inputs_;
 };
 
+// Whether every input the node has carries a type (an omitted optional input has none).
+template <typename Context>
+bool InputsTyped(const Context& ctx) {
+  for (std::size_t i = 0; i < ctx.getNumInputs(); ++i)
+    if (!ctx.getInputType(i)) return false;
+  return true;
+}
+
+// ONNX 1.12 schemas whose rules read their input's type without checking it is there:
+// each crashes the process when its input is the untyped output of an operator no rule
+// covers (found by trying every 1.12 schema on such an input). memplan registers copies whose
+// rules first check the inputs are typed; without types there is nothing to infer.
+void AddGuardedSchemas(SchemaRegistry& r) {
+  const std::pair<const char*, const char*> fragile[] = {{"Shape", ""},
+                                                         {"DictVectorizer", "ai.onnx.ml"},
+                                                         {"CategoryMapper", "ai.onnx.ml"},
+                                                         {"LabelEncoder", "ai.onnx.ml"}};
+  for (const auto& [op, domain] : fragile)
+    for (const onnx::OpSchema& theirs : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+      if (theirs.Name() != op || theirs.domain() != domain) continue;
+      onnx::OpSchema guarded = theirs;
+      if (theirs.has_type_and_shape_inference_function())
+        guarded.TypeAndShapeInferenceFunction(
+            [infer = theirs.GetTypeAndShapeInferenceFunction()](onnx::InferenceContext& ctx) {
+              if (InputsTyped(ctx)) infer(ctx);
+            });
+      if (theirs.has_data_propagation_function())
+        guarded.PartialDataPropagationFunction(
+            [propagate = theirs.GetDataPropagationFunction()](onnx::DataPropagationContext& ctx) {
+              if (InputsTyped(ctx)) propagate(ctx);
+            });
+      r.Add(std::move(guarded), /*finalized=*/true);
+    }
+}
+
+char* g_note = nullptr;  // NoteLookupsIn's buffer, set in an inference child only
+std::size_t g_note_size = 0;
+
 }  // namespace
+
+void NoteLookupsIn(char* buffer, std::size_t size) {
+  g_note = buffer;
+  g_note_size = size;
+}
 
 const onnx::OpSchema* SchemaRegistry::GetSchema(const std::string& op, int version,
                                                 const std::string& domain) const {
+  if (g_note)
+    std::snprintf(g_note, g_note_size, "'%s' (%s opset %d)", op.c_str(),
+                  domain.empty() ? "ai.onnx" : domain.c_str(), version);
   const std::string canonical = CanonicalDomain(domain);
   const onnx::OpSchema* theirs = onnx::OpSchemaRegistry::Schema(op, version, canonical);
   const auto it = schemas_.find({canonical, op});
@@ -60,8 +108,8 @@ const onnx::OpSchema* SchemaRegistry::GetSchema(const std::string& op, int versi
   return ours;
 }
 
-void SchemaRegistry::Add(onnx::OpSchema schema) {
-  schema.Finalize();
+void SchemaRegistry::Add(onnx::OpSchema schema, bool finalized) {
+  if (!finalized) schema.Finalize();
   const int since = schema.SinceVersion();
   auto& versions = schemas_[{CanonicalDomain(schema.domain()), schema.Name()}];
   versions.erase(since);
@@ -75,6 +123,7 @@ bool SchemaRegistry::Defines(const std::string& op, const std::string& domain) c
 const SchemaRegistry& Schemas() {
   static const SchemaRegistry registry = [] {
     SchemaRegistry r;
+    AddGuardedSchemas(r);
     AddContribSchemas(r);
     AddContribQuantSchemas(r);
     AddNewerOpsetSchemas(r);
@@ -104,6 +153,10 @@ void InferAs(onnx::InferenceContext& ctx, const char* op, int version,
              const std::vector<std::size_t>& inputs) {
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(op, version, "");
   if (!schema || !schema->has_type_and_shape_inference_function()) return;
+  // ONNX 1.12's rules reached this way take the main input's type for granted (Resize-13's
+  // crashes on a Resize-18 reading an untyped output, such as a custom domain's
+  // DecodeImage): without it there is nothing to infer.
+  if (!inputs.empty() && inputs[0] < ctx.getNumInputs() && !ctx.getInputType(inputs[0])) return;
   RemappedContext remapped(ctx, inputs);
   schema->GetTypeAndShapeInferenceFunction()(remapped);
 }

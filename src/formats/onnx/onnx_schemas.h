@@ -13,14 +13,20 @@
 
 namespace memplan::onnx_reader {
 
+// While a child process runs ONNX's inference (onnx_isolate.cc), each schema lookup is
+// written to `buffer` ("'Shape' (ai.onnx opset 15)"), memory the parent reads after a crash
+// to say which operator ONNX was looking at; null (the default) turns this off.
+void NoteLookupsIn(char* buffer, std::size_t size);
+
 class SchemaRegistry final : public onnx::ISchemaRegistry {
  public:
   // Schemas of `domain` at or below `version`, preferring memplan's where it defines one
   // at least as new as ONNX's; "ai.onnx" is the default domain, as in ONNX itself.
   const onnx::OpSchema* GetSchema(const std::string& op, int version,
                                   const std::string& domain) const override;
-  // Finalizes and keeps `schema` (one per name, domain and since-version).
-  void Add(onnx::OpSchema schema);
+  // Finalizes and keeps `schema` (one per name, domain and since-version); a copy of a
+  // schema ONNX already finalized is kept as it is (`finalized`).
+  void Add(onnx::OpSchema schema, bool finalized = false);
   // Whether memplan (not ONNX 1.12) defines `op` in `domain` at some version.
   bool Defines(const std::string& op, const std::string& domain) const;
 
