@@ -680,41 +680,43 @@ std::vector<SplitChain> SplittableChains(std::string_view bytes, std::string_vie
   return SplitModel(bytes, source).Chains();
 }
 
-SplitResult SplitTflite(std::string_view bytes, std::string_view source,
-                        const SplitRequest& request) {
-  const SplitModel model(bytes, source);
-  SplitResult result;
-  result.macs_before = Macs(model.model());
-  result.ops_before = model.model().subgraphs[0]->operators.size();
-  if (!model.unknown_options().empty()) {
-    if (request.patches && request.stage)
-      throw InputError(fmt::format("{}: {}", source, model.unknown_options()));
-    result.why_not = model.unknown_options();
-    return result;
-  }
-  const auto finish = [&](const fb::ModelT& rewritten) {
-    result.split = true;
-    result.bytes = rewrite::SaveModel(rewritten);
-    result.macs_after = Macs(rewritten);
-    result.ops_after = rewritten.subgraphs[0]->operators.size();
-  };
-  // Both given: that rewrite, or an error saying why not.
-  if (request.patches && request.stage) {
-    const auto rewritten = model.Rewrite(model.Stage(*request.stage), *request.patches);
-    result.patches = *request.patches;
-    result.stage = *request.stage;
-    finish(rewritten);
-    if (request.arena_of) result.arena_after = request.arena_of(result.bytes);
-    return result;
-  }
-  if (!request.arena_of) throw InternalError("SplitTflite: a search needs arena_of");
-  const auto chains = model.Chains();
-  if (chains.empty()) {
-    result.why_not =
-        "no op is a splittable spatial op (CONV_2D, DEPTHWISE_CONV_2D, PAD, ADD, or a pool "
-        "without padding, on batch-1 float32, int8 or uint8 NHWC tensors)";
-    return result;
-  }
+namespace {
+
+// A rewrite the search judged.
+struct Candidate {
+  SplitStage stage;
+  PatchGrid grid;
+  std::uint64_t macs = 0;
+  std::size_t ops = 0;  // ops of subgraph 0
+  SplitArena arena;
+  std::string bytes;
+};
+
+// Grids the search tries: near-square ones of up to 8 x 8 patches. Every patch op costs
+// the device persistent memory (a node, options, op data, per-channel arrays), so finer
+// grids rarely pay; the whole arena decides.
+std::vector<PatchGrid> SearchGrids() {
+  std::vector<PatchGrid> grids;
+  for (const int rows : {1, 2, 3, 4, 6, 8})
+    for (const int cols : {1, 2, 3, 4, 6, 8})
+      if (rows * cols > 1 && std::abs(rows - cols) <= std::max(rows, cols) / 2 + 1)
+        grids.push_back({rows, cols});
+  return grids;
+}
+
+std::string Describe(const SplitArena& a) {
+  return fmt::format("{} B (head {} B, tail {} B)", a.whole, a.head, a.tail);
+}
+
+std::string Describe(const Candidate& c) {
+  return fmt::format("{}x{} patches, ops {}..{}", c.grid.rows, c.grid.cols, c.stage.first_op,
+                     c.stage.last_op);
+}
+
+// The stages and grids to try: the given ones, or every stage that starts a chain and ends
+// in it with every search grid.
+std::vector<std::pair<SplitStage, PatchGrid>> Trials(const std::vector<SplitChain>& chains,
+                                                     const SplitRequest& request) {
   std::vector<SplitStage> stages;
   if (request.stage) {
     stages.push_back(*request.stage);
@@ -723,62 +725,139 @@ SplitResult SplitTflite(std::string_view bytes, std::string_view source,
       for (int last = chain.ops.first_op; last <= chain.ops.last_op; ++last)
         stages.push_back({chain.ops.first_op, last});
   }
-  std::vector<PatchGrid> grids;
-  if (request.patches)
-    grids.push_back(*request.patches);
-  else
-    for (const int rows : {1, 2, 3, 4, 6, 8, 12})
-      for (const int cols : {1, 2, 3, 4, 6, 8, 12})
-        if (rows * cols > 1 && std::abs(rows - cols) <= std::max(rows, cols) / 2 + 1)
-          grids.push_back({rows, cols});
-  const double limit = static_cast<double>(result.macs_before) * (1.0 + request.max_extra_macs);
-  const Bytes arena_before = request.arena_of(std::string(bytes));
-  Bytes best = arena_before;
-  std::uint64_t best_macs = 0;
-  std::optional<fb::ModelT> chosen;
-  std::string last_refusal;
-  for (const SplitStage& stage : stages) {
-    std::vector<SpatialOp> ops;
+  const std::vector<PatchGrid> grids =
+      request.patches ? std::vector<PatchGrid>{*request.patches} : SearchGrids();
+  std::vector<std::pair<SplitStage, PatchGrid>> trials;
+  for (const SplitStage& stage : stages)
+    for (const PatchGrid& grid : grids) trials.emplace_back(stage, grid);
+  return trials;
+}
+
+// The search's findings: the smallest whole arena and the smallest head.
+struct Judged {
+  std::optional<Candidate> smallest;       // by whole arena (ties: fewer MACs)
+  std::optional<Candidate> smallest_head;  // by head (ties: whole arena)
+  std::size_t count = 0;
+  std::string last_refusal;  // why the last refused trial was not exact
+};
+
+void Keep(Judged& judged, Candidate c) {
+  ++judged.count;
+  const auto better = [](const Candidate& a, const Candidate& b) {
+    return a.arena.whole != b.arena.whole ? a.arena.whole < b.arena.whole : a.macs < b.macs;
+  };
+  const auto smaller_head = [](const Candidate& a, const Candidate& b) {
+    return a.arena.head != b.arena.head ? a.arena.head < b.arena.head
+                                        : a.arena.whole < b.arena.whole;
+  };
+  if (!judged.smallest_head || smaller_head(c, *judged.smallest_head)) judged.smallest_head = c;
+  if (!judged.smallest || better(c, *judged.smallest)) judged.smallest = std::move(c);
+}
+
+// Rewrites and judges every trial. With both stage and grid given, a refusal is the
+// caller's error; in a search it only rules the trial out (as does the MAC limit).
+Judged JudgeTrials(const SplitModel& model, const SplitRequest& request, std::uint64_t macs_limit) {
+  const bool given = request.patches && request.stage;
+  Judged judged;
+  for (const auto& [stage, grid] : Trials(model.Chains(), request)) {
+    std::optional<fb::ModelT> rewritten;
     try {
-      ops = model.Stage(stage);
+      rewritten.emplace(model.Rewrite(model.Stage(stage), grid));
     } catch (const InputError& e) {
-      last_refusal = e.what();
+      if (given) throw;
+      judged.last_refusal = e.what();
       continue;
     }
-    for (const PatchGrid& grid : grids) {
-      std::optional<fb::ModelT> rewritten;
-      try {
-        rewritten.emplace(model.Rewrite(ops, grid));
-      } catch (const InputError& e) {
-        last_refusal = e.what();
-        continue;
-      }
-      const std::uint64_t macs = Macs(*rewritten);
-      if (static_cast<double>(macs) > limit) continue;
-      const Bytes arena = request.arena_of(rewrite::SaveModel(*rewritten));
-      ++result.candidates;
-      if (arena < best || (arena == best && chosen && macs < best_macs)) {
-        best = arena;
-        best_macs = macs;
-        chosen = std::move(rewritten);
-        result.patches = grid;
-        result.stage = stage;
-      }
+    Candidate c{stage, grid, Macs(*rewritten), rewritten->subgraphs[0]->operators.size(), {}, {}};
+    if (!given && c.macs > macs_limit) continue;
+    c.bytes = rewrite::SaveModel(*rewritten);
+    try {
+      c.arena = request.arena_of(c.bytes);  // the target may refuse an op of the rewrite
+    } catch (const InputError& e) {
+      if (given) throw;
+      judged.last_refusal = e.what();
+      continue;
     }
+    Keep(judged, std::move(c));
   }
-  if (!chosen) {
-    result.why_not =
-        result.candidates == 0
-            ? fmt::format(
-                  "no stage and grid stays within {:.0f}% extra MACs{}",
-                  request.max_extra_macs * 100,
-                  last_refusal.empty() ? "" : fmt::format(" (last refusal: {})", last_refusal))
-            : fmt::format("no split of the {} tried lowers the arena below {} B", result.candidates,
-                          arena_before);
+  return judged;
+}
+
+void Adopt(SplitResult& result, const Candidate& c) {
+  result.split = true;
+  result.bytes = c.bytes;
+  result.patches = c.grid;
+  result.stage = c.stage;
+  result.macs_after = c.macs;
+  result.ops_after = c.ops;
+  result.arena_after = c.arena;
+}
+
+// Never worse: the smallest whole arena if it is smaller than the original's; forced, the
+// smallest head; otherwise nothing, and why.
+void Decide(SplitResult& result, const Judged& judged, const SplitRequest& request) {
+  result.candidates = judged.count;
+  if (!judged.smallest) {
+    result.why_not = fmt::format(
+        "no stage and grid stays within {:.0f}% extra MACs{}", request.max_extra_macs * 100,
+        judged.last_refusal.empty() ? "" : fmt::format(" (last refusal: {})", judged.last_refusal));
+    return;
+  }
+  const Candidate& best = *judged.smallest;
+  if (best.arena.whole < result.arena_before.whole) return Adopt(result, best);
+  if (request.force) {
+    Adopt(result, *judged.smallest_head);
+    result.larger = true;
+    return;
+  }
+  result.patches = best.grid;
+  result.stage = best.stage;
+  result.arena_after = best.arena;
+  result.why_not = fmt::format(
+      "no split makes the whole arena smaller: the best of {} tried ({}) needs {} against "
+      "the original's {}",
+      judged.count, Describe(best), Describe(best.arena), Describe(result.arena_before));
+}
+
+}  // namespace
+
+SplitResult SplitTflite(std::string_view bytes, std::string_view source,
+                        const SplitRequest& request) {
+  const SplitModel model(bytes, source);
+  SplitResult result;
+  result.macs_before = Macs(model.model());
+  result.ops_before = model.model().subgraphs[0]->operators.size();
+  const bool given = request.patches && request.stage;
+  if (!model.unknown_options().empty()) {
+    if (given) throw InputError(fmt::format("{}: {}", source, model.unknown_options()));
+    result.why_not = model.unknown_options();
     return result;
   }
-  finish(*chosen);
-  result.arena_after = best;
+  // Both given and nothing to judge by: that rewrite, or an error saying why not.
+  if (given && !request.arena_of) {
+    const auto rewritten = model.Rewrite(model.Stage(*request.stage), *request.patches);
+    Candidate c{*request.stage,
+                *request.patches,
+                Macs(rewritten),
+                rewritten.subgraphs[0]->operators.size(),
+                {},
+                rewrite::SaveModel(rewritten)};
+    Adopt(result, c);
+    return result;
+  }
+  if (!request.arena_of) throw InternalError("SplitTflite: a search needs arena_of");
+  if (model.Chains().empty() && !given) {
+    result.why_not =
+        "no op is a splittable spatial op (CONV_2D, DEPTHWISE_CONV_2D, PAD, ADD, or a pool "
+        "without padding, on batch-1 float32, int8 or uint8 NHWC tensors)";
+    return result;
+  }
+  result.arena_before =
+      request.arena_before ? *request.arena_before : request.arena_of(std::string(bytes));
+  const double limit = static_cast<double>(result.macs_before) * (1.0 + request.max_extra_macs);
+  const auto macs_limit = limit >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max()
+                                          : static_cast<std::uint64_t>(limit);
+  Decide(result, JudgeTrials(model, request, macs_limit), request);
   return result;
 }
 
