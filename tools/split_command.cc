@@ -114,20 +114,37 @@ std::set<std::string> Refusals(const std::string& planned, const std::string& la
   return refused;
 }
 
+// The original on the device two ways: as it is (TFLM plans it, or uses the offline plan
+// it carries) and planned by memplan without a split (what `memplan embed --reorder`
+// writes). A split must beat both, or `embed` alone would do better.
+struct Original {
+  std::string as_is;     // the model's bytes
+  std::string embedded;  // with memplan's offline plan
+};
+
 // Before and after on one target.
 struct TargetFigures {
   std::string target;
-  SplitArena before, after;
+  SplitArena as_is, embedded, after;
+  // The bar a split must go under: the smaller of the original's two arenas.
+  const SplitArena& before() const { return embedded.whole < as_is.whole ? embedded : as_is; }
 };
 
-std::vector<TargetFigures> PerTarget(const std::string& before, const std::string& after,
+TargetFigures FiguresOn(const TargetAbi& target, const Original& original, const std::string* after,
+                        const SplitOptions& o) {
+  TargetFigures f{target.name,
+                  WholeArena(original.as_is, o.model, target),
+                  WholeArena(original.embedded, o.model, target),
+                  {}};
+  if (after) f.after = WholeArena(*after, o.out, target);
+  return f;
+}
+
+std::vector<TargetFigures> PerTarget(const Original& original, const std::string& after,
                                      const SplitOptions& o) {
   std::vector<TargetFigures> figures;
-  for (const std::string& name : TflmTargetNames()) {
-    const TargetAbi target = TflmTargetNamed(name);
-    figures.push_back(
-        {name, WholeArena(before, o.model, target), WholeArena(after, o.out, target)});
-  }
+  for (const std::string& name : TflmTargetNames())
+    figures.push_back(FiguresOn(TflmTargetNamed(name), original, &after, o));
   return figures;
 }
 
@@ -139,57 +156,58 @@ nlohmann::ordered_json ArenaJson(const SplitArena& a) {
   return {{"head", a.head}, {"tail", a.tail}, {"arena", a.whole}};
 }
 
-void PrintNotWritten(const SplitOptions& o, const SplitResult& r) {
+void PrintNotWritten(const SplitOptions& o, const SplitResult& r, const TargetFigures& f) {
   if (o.format == "json") {
     nlohmann::ordered_json j;
     j["input"] = o.model;
     j["split"] = false;
     j["why"] = r.why_not;
     j["target"] = o.target;
-    j["arena_before"] = r.arena_before.whole;
-    j["before"] = ArenaJson(r.arena_before);
+    j["arena_before"] = f.as_is.whole;
+    j["before"] = ArenaJson(f.as_is);
+    j["embedded"] = ArenaJson(f.embedded);
     if (r.candidates) j["best_candidate"] = ArenaJson(r.arena_after);
     j["macs_before"] = r.macs_before;
     j["candidates"] = r.candidates;
     fmt::print("{}\n", j.dump(2));
-  } else {
-    fmt::print("{}: left as it is, nothing written: {}{}\n", o.model, r.why_not,
-               r.candidates ? " (--force writes the smallest-head split anyway)" : "");
+    return;
   }
+  fmt::print("{}: left as it is, nothing written: {}{}\n", o.model, r.why_not,
+             r.candidates ? " (--force writes the smallest-head split anyway)" : "");
+  fmt::print("  the original on {}: {} B as it is, {} B planned by memplan embed\n", f.target,
+             WithThousands(f.as_is.whole), WithThousands(f.embedded.whole));
+}
+
+void PrintJson(const SplitOptions& o, const SplitResult& r,
+               const std::vector<TargetFigures>& figures, const TargetFigures& chosen) {
+  nlohmann::ordered_json j;
+  j["input"] = o.model;
+  j["output"] = o.out;
+  j["split"] = true;
+  j["larger"] = r.larger;
+  j["target"] = o.target;
+  j["arena_before"] = chosen.as_is.whole;
+  j["arena_after"] = chosen.after.whole;
+  nlohmann::ordered_json targets = nlohmann::ordered_json::object();
+  for (const TargetFigures& f : figures)
+    targets[f.target] = {{"before", ArenaJson(f.as_is)},
+                         {"embedded", ArenaJson(f.embedded)},
+                         {"after", ArenaJson(f.after)}};
+  j["targets"] = targets;
+  j["macs_before"] = r.macs_before;
+  j["macs_after"] = r.macs_after;
+  j["patches"] = fmt::format("{}x{}", r.patches.rows, r.patches.cols);
+  j["stage"] = {r.stage.first_op, r.stage.last_op};
+  j["ops_added"] = static_cast<std::int64_t>(r.ops_after) - static_cast<std::int64_t>(r.ops_before);
+  j["candidates"] = r.candidates;
+  fmt::print("{}\n", j.dump(2));
 }
 
 void PrintWritten(const SplitOptions& o, const SplitResult& r,
                   const std::vector<TargetFigures>& figures) {
-  const auto ops_added =
-      static_cast<std::int64_t>(r.ops_after) - static_cast<std::int64_t>(r.ops_before);
   const TargetFigures& chosen = *std::find_if(
       figures.begin(), figures.end(), [&](const TargetFigures& f) { return f.target == o.target; });
-  const double extra =
-      r.macs_before
-          ? 100.0 * (static_cast<double>(r.macs_after) / static_cast<double>(r.macs_before) - 1.0)
-          : 0.0;
-  if (o.format == "json") {
-    nlohmann::ordered_json j;
-    j["input"] = o.model;
-    j["output"] = o.out;
-    j["split"] = true;
-    j["larger"] = r.larger;
-    j["target"] = o.target;
-    j["arena_before"] = chosen.before.whole;
-    j["arena_after"] = chosen.after.whole;
-    nlohmann::ordered_json targets = nlohmann::ordered_json::object();
-    for (const TargetFigures& f : figures)
-      targets[f.target] = {{"before", ArenaJson(f.before)}, {"after", ArenaJson(f.after)}};
-    j["targets"] = targets;
-    j["macs_before"] = r.macs_before;
-    j["macs_after"] = r.macs_after;
-    j["patches"] = fmt::format("{}x{}", r.patches.rows, r.patches.cols);
-    j["stage"] = {r.stage.first_op, r.stage.last_op};
-    j["ops_added"] = ops_added;
-    j["candidates"] = r.candidates;
-    fmt::print("{}\n", j.dump(2));
-    return;
-  }
+  if (o.format == "json") return PrintJson(o, r, figures, chosen);
   fmt::print("{}: {} split into {}x{} patches (ops {}..{}), chosen for the whole arena on {}\n",
              o.out, o.model, r.patches.rows, r.patches.cols, r.stage.first_op, r.stage.last_op,
              o.target);
@@ -197,16 +215,24 @@ void PrintWritten(const SplitOptions& o, const SplitResult& r,
     fmt::print(
         "  LARGER overall (--force): no split makes the whole arena smaller; this one has "
         "the smallest head\n");
+  fmt::print("  whole arena (plain MicroInterpreter): before (as it is) -> after; head, tail\n");
   for (const TargetFigures& f : figures)
-    fmt::print("  {:<7} arena {} B -> {} B ({:.2f}x smaller; head {} -> {}, tail {} -> {})\n",
-               f.target, WithThousands(f.before.whole), WithThousands(f.after.whole),
-               Ratio(f.before.whole, f.after.whole), WithThousands(f.before.head),
-               WithThousands(f.after.head), WithThousands(f.before.tail),
-               WithThousands(f.after.tail));
+    fmt::print(
+        "  {:<7} {} B -> {} B ({:.2f}x smaller; head {} -> {}, tail {} -> {}; memplan embed "
+        "alone {} B)\n",
+        f.target, WithThousands(f.as_is.whole), WithThousands(f.after.whole),
+        Ratio(f.as_is.whole, f.after.whole), WithThousands(f.as_is.head),
+        WithThousands(f.after.head), WithThousands(f.as_is.tail), WithThousands(f.after.tail),
+        WithThousands(f.embedded.whole));
+  const double extra =
+      r.macs_before
+          ? 100.0 * (static_cast<double>(r.macs_after) / static_cast<double>(r.macs_before) - 1.0)
+          : 0.0;
   fmt::print("  MACs    {} -> {} ({:+.1f}%)\n", WithThousands(r.macs_before),
              WithThousands(r.macs_after), extra);
   fmt::print("  ops     {} -> {} ({:+} added: slices, pads, patch ops, concatenations)\n",
-             r.ops_before, r.ops_after, ops_added);
+             r.ops_before, r.ops_after,
+             static_cast<std::int64_t>(r.ops_after) - static_cast<std::int64_t>(r.ops_before));
   if (r.candidates) fmt::print("  search  {} rewrites planned and measured\n", r.candidates);
 }
 
@@ -227,27 +253,30 @@ void RunSplit(const SplitOptions& o) {
   request.stage = ParseStage(o.stage);
   request.max_extra_macs = ParseFraction(o.max_extra_macs);
   request.force = o.force;
-  const std::string bytes = ReadFileBytes(o.model);
-  // memplan's best today: embed with outputs in place and the best operator order (a
-  // model that already carries an offline plan keeps its order: the plan is made for it).
-  const bool planned = ParseTflite(bytes, o.model).offline_plan.has_value();
-  const std::string before = EmbedPlanInModel(bytes, o.model, !planned, true).bytes;
-  request.arena_before = WholeArena(before, o.model, target);
-  const std::set<std::string> refused = Refusals(before, o.model, target);
+  Original original;
+  original.as_is = ReadFileBytes(o.model);
+  // memplan's best without a split: embed with outputs in place and the best operator
+  // order (a model that already carries an offline plan keeps its order: the plan is made
+  // for it).
+  const bool planned = ParseTflite(original.as_is, o.model).offline_plan.has_value();
+  original.embedded = EmbedPlanInModel(original.as_is, o.model, !planned, true).bytes;
+  const TargetFigures bar = FiguresOn(target, original, nullptr, o);
+  request.arena_before = bar.before();
+  const std::set<std::string> refused = Refusals(original.as_is, o.model, target);
   // The search plans each candidate in its own order (patch after patch): the order
   // search on hundreds of patch ops costs more than it finds.
   request.arena_of = [&](const std::string& model) {
     return WholeArena(EmbedPlanInModel(model, o.model, false, true).bytes, o.model, target,
                       &refused);
   };
-  const SplitResult r = SplitTflite(bytes, o.model, request);
+  const SplitResult r = SplitTflite(original.as_is, o.model, request);
   if (!r.split) {
-    PrintNotWritten(o, r);
+    PrintNotWritten(o, r, bar);
     throw NothingWritten{};
   }
   const std::string written = PlanWritten(r, o, target);
   WriteFileAtomically(o.out, written);
-  PrintWritten(o, r, PerTarget(before, written, o));
+  PrintWritten(o, r, PerTarget(original, written, o));
 }
 
 }  // namespace

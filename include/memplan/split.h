@@ -2,7 +2,7 @@
 // Patch-based execution written into a .tflite model: a stage of consecutive spatial ops
 // (CONV_2D, DEPTHWISE_CONV_2D, pooling where exact) is rewritten so that the stock
 // interpreter runs it patch by patch: each patch cuts its input window (halo included)
-// with STRIDED_SLICE, pads explicitly (PAD, or PADV2 with the zero point for int8) only
+// with SLICE, pads explicitly (PAD, or PADV2 with the zero point for int8) only
 // on the sides where the original padding touched the image border, runs the stage's ops
 // with VALID padding on the same weights, and the patch outputs are joined with
 // CONCATENATION. Only the stage's peak changes; every output stays bit-identical

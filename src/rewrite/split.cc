@@ -7,6 +7,7 @@
 #include "memplan/split.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -16,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "memplan/error.h"
 #include "memplan/tflite.h"
@@ -28,6 +30,9 @@ namespace {
 using rewrite::fb::Padding;
 using rewrite::fb::TensorType;
 namespace fb = rewrite::fb;
+
+// The most inputs TFLM's CONCATENATION kernel takes (kMaxInputNum in its concatenation.cc).
+constexpr std::size_t kMaxConcatenationInputs = 10;
 
 // How one stage op touches space.
 struct SpatialOp {
@@ -385,9 +390,13 @@ class SplitModel::Rewriter {
     return static_cast<int>(sg_.tensors.size() - 1);
   }
 
-  // A new constant int32 (or int8) tensor with its own buffer.
+  // A constant int32 (or int8) tensor. Equal constants (the same type, shape, bytes and
+  // quantization source) are one tensor: every tensor costs the device an evaluation
+  // struct in the arena's tail and a planning record while it is allocated.
   int AddConstant(std::string name, TensorType type, std::vector<int> shape,
-                  std::vector<std::uint8_t> data, const fb::QuantizationParametersT* q) {
+                  std::vector<std::uint8_t> data, int quantization_of) {
+    ConstantKey key{static_cast<int>(type), shape, data, quantization_of};
+    if (const auto it = constants_.find(key); it != constants_.end()) return it->second;
     auto buffer = std::make_unique<fb::BufferT>();
     buffer->data = std::move(data);
     model_.buffers.push_back(std::move(buffer));
@@ -396,19 +405,26 @@ class SplitModel::Rewriter {
     t->type = type;
     t->shape = std::move(shape);
     t->buffer = static_cast<std::uint32_t>(model_.buffers.size() - 1);
-    if (q) t->quantization = std::make_unique<fb::QuantizationParametersT>(*q);
+    if (quantization_of >= 0 && sg_.tensors[quantization_of]->quantization)
+      t->quantization = std::make_unique<fb::QuantizationParametersT>(
+          *sg_.tensors[quantization_of]->quantization);
     sg_.tensors.push_back(std::move(t));
-    return static_cast<int>(sg_.tensors.size() - 1);
+    const int index = static_cast<int>(sg_.tensors.size() - 1);
+    constants_.emplace(std::move(key), index);
+    return index;
   }
 
-  int AddInts(std::string name, const std::vector<std::int32_t>& values, std::vector<int> shape) {
+  // An int32 constant, named by what it is and its values ("split:begin:0,4,0,0"): shared
+  // by every patch that needs the same values.
+  int AddInts(std::string_view what, const std::vector<std::int32_t>& values,
+              std::vector<int> shape) {
     std::vector<std::uint8_t> data(values.size() * 4);
     for (std::size_t i = 0; i < values.size(); ++i)
       for (int b = 0; b < 4; ++b)
         data[i * 4 + b] =
             static_cast<std::uint8_t>(static_cast<std::uint32_t>(values[i]) >> (8 * b));
-    return AddConstant(std::move(name), TensorType::INT32, std::move(shape), std::move(data),
-                       nullptr);
+    return AddConstant(fmt::format("split:{}:{}", what, fmt::join(values, ",")), TensorType::INT32,
+                       std::move(shape), std::move(data), -1);
   }
 
   std::uint32_t Code(std::string_view type, int version) {
@@ -441,12 +457,34 @@ class SplitModel::Rewriter {
     sg_.operators.push_back(std::move(op));
   }
 
+  // Joins `parts` along `axis` into `output`. TFLM's CONCATENATION takes at most
+  // kMaxConcatenationInputs inputs: more parts are joined as a tree, groups of at most that
+  // many (as even as integer division makes them) first.
   void Concatenate(const std::vector<int>& parts, int axis, int output) {
-    fb::ConcatenationOptionsT o;
-    o.axis = axis;
-    fb::BuiltinOptionsUnion u;
-    u.Set(std::move(o));
-    AddOp(Code("CONCATENATION", Version(output)), parts, output, std::move(u));
+    if (parts.size() <= kMaxConcatenationInputs) {
+      fb::ConcatenationOptionsT o;
+      o.axis = axis;
+      fb::BuiltinOptionsUnion u;
+      u.Set(std::move(o));
+      AddOp(Code("CONCATENATION", Version(output)), parts, output, std::move(u));
+      return;
+    }
+    const std::size_t groups =
+        (parts.size() + kMaxConcatenationInputs - 1) / kMaxConcatenationInputs;
+    std::vector<int> joined;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::vector<int> group(parts.begin() + g * parts.size() / groups,
+                                   parts.begin() + (g + 1) * parts.size() / groups);
+      std::vector<int> shape = sg_.tensors[output]->shape;
+      shape.pop_back();  // AddTensor appends the channels
+      shape[axis] = 0;
+      for (const int t : group) shape[axis] += sg_.tensors[t]->shape[axis];
+      const int part = AddTensor(fmt::format("{}:join{}", sg_.tensors[group[0]]->name, g), output,
+                                 std::move(shape));
+      Concatenate(group, axis, part);
+      joined.push_back(part);
+    }
+    Concatenate(joined, axis, output);
   }
 
   // A tensor's part in one patch: the tensor holding it and the rows and columns it covers.
@@ -540,21 +578,16 @@ class SplitModel::Rewriter {
     return result;
   }
 
-  // STRIDED_SLICE of rows and columns (full-tensor coordinates) of `from`, whose first row
-  // and column sit at origin[0] and origin[1] of the full tensor.
+  // SLICE of rows and columns (full-tensor coordinates) of `from`, whose first row and
+  // column sit at origin[0] and origin[1] of the full tensor. SLICE, not STRIDED_SLICE:
+  // TFLM keeps neither options nor op data for it (STRIDED_SLICE: both, per op).
   int Slice(std::string name, int from, const Window& rows, const Window& cols,
             std::array<int, 4> origin) {
-    const int like = from;
-    const int channels = sg_.tensors[like]->shape[3];
-    const int out = AddTensor(name, like, {1, rows.hi - rows.lo, cols.hi - cols.lo});
-    const int begin =
-        AddInts(name + ":begin", {0, rows.lo - origin[0], cols.lo - origin[1], 0}, {4});
-    const int end =
-        AddInts(name + ":end", {1, rows.hi - origin[0], cols.hi - origin[1], channels}, {4});
-    const int strides = AddInts(name + ":strides", {1, 1, 1, 1}, {4});
-    fb::BuiltinOptionsUnion u;
-    u.Set(fb::StridedSliceOptionsT{});
-    AddOp(Code("STRIDED_SLICE", Version(from)), {from, begin, end, strides}, out, std::move(u));
+    const int channels = sg_.tensors[from]->shape[3];
+    const int out = AddTensor(std::move(name), from, {1, rows.hi - rows.lo, cols.hi - cols.lo});
+    const int begin = AddInts("begin", {0, rows.lo - origin[0], cols.lo - origin[1], 0}, {4});
+    const int size = AddInts("size", {1, rows.hi - rows.lo, cols.hi - cols.lo, channels}, {4});
+    AddOp(Code("SLICE", Version(from)), {from, begin, size}, out, fb::BuiltinOptionsUnion{});
     return out;
   }
 
@@ -563,16 +596,16 @@ class SplitModel::Rewriter {
     const int padded = AddTensor(
         PatchName(r, c, s.input, ":pad"), s.input,
         {1, wr.hi - wr.lo + wr.pad_lo + wr.pad_hi, wc.hi - wc.lo + wc.pad_lo + wc.pad_hi});
-    const int paddings = AddInts(PatchName(r, c, s.input, ":paddings"),
-                                 {0, 0, wr.pad_lo, wr.pad_hi, wc.pad_lo, wc.pad_hi, 0, 0}, {4, 2});
+    const int paddings =
+        AddInts("paddings", {0, 0, wr.pad_lo, wr.pad_hi, wc.pad_lo, wc.pad_hi, 0, 0}, {4, 2});
     const auto& in = *sg_.tensors[s.input];
     if (in.type != TensorType::FLOAT32) {
       // The padding of a quantized conv is real 0, which is the zero point.
       const std::int64_t zero_point = in.quantization && !in.quantization->zero_point.empty()
                                           ? in.quantization->zero_point[0]
                                           : 0;
-      const int value = AddConstant(PatchName(r, c, s.input, ":pad_value"), in.type, {1},
-                                    {static_cast<std::uint8_t>(zero_point)}, in.quantization.get());
+      const int value = AddConstant(fmt::format("split:pad_value:{}", in.name), in.type, {1},
+                                    {static_cast<std::uint8_t>(zero_point)}, s.input);
       fb::BuiltinOptionsUnion u;
       u.Set(fb::PadV2OptionsT{});
       AddOp(Code("PADV2", Version(s.input)), {window, paddings, value}, padded, std::move(u));
@@ -610,8 +643,12 @@ class SplitModel::Rewriter {
     map(sg_.outputs);
   }
 
+  // A constant by content: type, shape, bytes, the tensor whose quantization it carries.
+  using ConstantKey = std::tuple<int, std::vector<int>, std::vector<std::uint8_t>, int>;
+
   fb::ModelT& model_;
   fb::SubGraphT& sg_;
+  std::map<ConstantKey, int> constants_;  // constants added, by content
   const std::vector<SpatialOp>& stage_;
   PatchGrid grid_;
   const std::string& source_;
