@@ -148,8 +148,12 @@ std::vector<TargetFigures> PerTarget(const Original& original, const std::string
   return figures;
 }
 
-double Ratio(Bytes before, Bytes after) {
-  return after ? static_cast<double>(before) / static_cast<double>(after) : 0.0;
+// "1.53x smaller", "1.24x larger" or "the same".
+std::string Change(Bytes before, Bytes after) {
+  if (before == after || before == 0 || after == 0) return "the same";
+  const double ratio = static_cast<double>(before) / static_cast<double>(after);
+  return after < before ? fmt::format("{:.2f}x smaller", ratio)
+                        : fmt::format("{:.2f}x larger", 1.0 / ratio);
 }
 
 nlohmann::ordered_json ArenaJson(const SplitArena& a) {
@@ -218,10 +222,9 @@ void PrintWritten(const SplitOptions& o, const SplitResult& r,
   fmt::print("  whole arena (plain MicroInterpreter): before (as it is) -> after; head, tail\n");
   for (const TargetFigures& f : figures)
     fmt::print(
-        "  {:<7} {} B -> {} B ({:.2f}x smaller; head {} -> {}, tail {} -> {}; memplan embed "
-        "alone {} B)\n",
+        "  {:<7} {} B -> {} B ({}; head {} -> {}, tail {} -> {}; memplan embed alone {} B)\n",
         f.target, WithThousands(f.as_is.whole), WithThousands(f.after.whole),
-        Ratio(f.as_is.whole, f.after.whole), WithThousands(f.as_is.head),
+        Change(f.as_is.whole, f.after.whole), WithThousands(f.as_is.head),
         WithThousands(f.after.head), WithThousands(f.as_is.tail), WithThousands(f.after.tail),
         WithThousands(f.embedded.whole));
   const double extra =
