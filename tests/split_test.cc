@@ -525,6 +525,7 @@ TEST(SplitCli, WholeArenaIsSmallerOnEveryTarget) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_FALSE(j["larger"].template get<bool>());
+    EXPECT_TRUE(j["not_smaller_on"].empty()) << name;
     EXPECT_LE(j["macs_after"].template get<double>(),
               1.2 * j["macs_before"].template get<double>());
     for (const char* target : {"host64", "arm32"}) {

@@ -198,6 +198,10 @@ void PrintJson(const SplitOptions& o, const SplitResult& r,
                          {"embedded", ArenaJson(f.embedded)},
                          {"after", ArenaJson(f.after)}};
   j["targets"] = targets;
+  nlohmann::ordered_json not_smaller = nlohmann::ordered_json::array();
+  for (const TargetFigures& f : figures)
+    if (f.after.whole >= f.before().whole) not_smaller.push_back(f.target);
+  j["not_smaller_on"] = not_smaller;
   j["macs_before"] = r.macs_before;
   j["macs_after"] = r.macs_after;
   j["patches"] = fmt::format("{}x{}", r.patches.rows, r.patches.cols);
@@ -237,6 +241,13 @@ void PrintWritten(const SplitOptions& o, const SplitResult& r,
              r.ops_before, r.ops_after,
              static_cast<std::int64_t>(r.ops_after) - static_cast<std::int64_t>(r.ops_before));
   if (r.candidates) fmt::print("  search  {} rewrites planned and measured\n", r.candidates);
+  // The split is chosen for one target; another target's layouts could tip it over.
+  for (const TargetFigures& f : figures)
+    if (f.target != o.target && f.after.whole >= f.before().whole)
+      fmt::print(
+          "  note    on {} the whole arena is not smaller than the original's ({} B against {} "
+          "B): split with --target {} for it\n",
+          f.target, WithThousands(f.after.whole), WithThousands(f.before().whole), f.target);
 }
 
 // The split model planned as embed --reorder plans it, unless the order found makes the
