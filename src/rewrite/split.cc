@@ -76,6 +76,24 @@ int OutputSize(Padding padding, int in, int kernel, int stride) {
   return (in - kernel + stride) / stride;
 }
 
+// Whether SAME padding, as TFLite computes it for an op on `in` of one dimension (the
+// window, without its padding) giving `out`, pads exactly `in`'s pad_lo before and pad_hi
+// after: output size ceil(in / stride), total (out-1)*stride + filter - in, before total/2.
+// Then the op reads the same elements in the same order as the original (positions
+// outside skipped, as there), so SAME on the window is exact.
+bool SameCoversDimension(const Window& in, const Window& out, int stride, int kernel) {
+  const int size = in.hi - in.lo, produced = out.hi - out.lo;
+  if (OutputSize(Padding::SAME, size, kernel, stride) != produced) return false;
+  const int total = std::max((produced - 1) * stride + kernel - size, 0);
+  return total / 2 == in.pad_lo && total - total / 2 == in.pad_hi;
+}
+
+bool SameCovers(const SpatialOp& s, const Window& rows, const Window& out_rows, const Window& cols,
+                const Window& out_cols) {
+  return SameCoversDimension(rows, out_rows, s.stride_h, s.kernel_h) &&
+         SameCoversDimension(cols, out_cols, s.stride_w, s.kernel_w);
+}
+
 // The bytes, once memplan's reader took them (InputError otherwise): the rewrite walks the
 // model's index lists (tensors, buffers, inputs, outputs) trusting that each is in range,
 // which flatbuffers' verifier does not check and the reader's validation does.
@@ -540,6 +558,12 @@ class SplitModel::Rewriter {
       const SpatialOp& s = stage_[k];
       const Window& wr = rows_in[k];
       const Window& wc = cols_in[k];
+      Part& out = need.at(s.output);
+      // Where SAME padding on the window pads exactly the border the original padded, the
+      // op keeps SAME and needs no PAD op (one op and one tensor less on the device).
+      const bool padded = wr.pad_lo || wr.pad_hi || wc.pad_lo || wc.pad_hi;
+      const bool same = padded && !s.pad && !s.pool && SameCovers(s, wr, out.rows, wc, out.cols);
+      const bool explicit_pad = padded && !same;
       // Each operand cut to this op's window where its part covers more (another reader
       // needed a wider one), then padded where the window reaches past the border.
       const auto operand = [&](int tensor, std::string_view tag) {
@@ -549,26 +573,26 @@ class SplitModel::Rewriter {
             part.cols.hi != wc.hi)
           t = Slice(PatchName(r, c, tensor, fmt::format(":crop{}{}", s.index, tag)), t, wr, wc,
                     {part.rows.lo, part.cols.lo, 0, 0});
-        if (wr.pad_lo || wr.pad_hi || wc.pad_lo || wc.pad_hi) t = Pad(r, c, s, t, wr, wc);
+        if (explicit_pad) t = Pad(r, c, s, t, wr, wc);
         return t;
       };
       const int current = operand(s.input, "");
-      Part& out = need.at(s.output);
       if (s.pad) {
         out.tensor = current;  // the patch's part of a PAD op is its border, written just now
         result = current;
         continue;
       }
-      // The op itself, VALID, on the same weights.
+      // The op itself, VALID (or SAME, above), on the same weights.
       auto op = std::move(old_ops[static_cast<std::size_t>(s.index)]);
       op->inputs[0] = current;
       if (s.input2 >= 0) op->inputs[1] = operand(s.input2, "b");
       out.tensor = AddTensor(PatchName(r, c, s.output, ""), s.output,
                              {1, out.rows.hi - out.rows.lo, out.cols.hi - out.cols.lo});
       op->outputs[0] = out.tensor;
-      if (auto* o = op->builtin_options.AsConv2DOptions()) o->padding = Padding::VALID;
-      if (auto* o = op->builtin_options.AsDepthwiseConv2DOptions()) o->padding = Padding::VALID;
-      if (auto* o = op->builtin_options.AsPool2DOptions()) o->padding = Padding::VALID;
+      const Padding padding = same ? Padding::SAME : Padding::VALID;
+      if (auto* o = op->builtin_options.AsConv2DOptions()) o->padding = padding;
+      if (auto* o = op->builtin_options.AsDepthwiseConv2DOptions()) o->padding = padding;
+      if (auto* o = op->builtin_options.AsPool2DOptions()) o->padding = padding;
       // The next patch runs the same op again: keep a copy where the original was.
       auto copy = std::make_unique<fb::OperatorT>(*op);
       old_ops[static_cast<std::size_t>(s.index)] = std::move(copy);
