@@ -283,6 +283,11 @@ void RunSplit(const SplitOptions& o) {
     return WholeArena(EmbedPlanInModel(model, o.model, false, true).bytes, o.model, target,
                       &refused);
   };
+  // The few best again as they will be written: with the order search.
+  request.final_arena_of = [&](const std::string& model) {
+    return WholeArena(EmbedPlanInModel(model, o.model, true, true).bytes, o.model, target,
+                      &refused);
+  };
   const SplitResult r = SplitTflite(original.as_is, o.model, request);
   if (!r.split) {
     PrintNotWritten(o, r, bar);

@@ -46,6 +46,9 @@ struct SplitRequest {
   // Required when anything is searched. Without it a given stage and grid is rewritten
   // unjudged.
   std::function<SplitArena(const std::string& model_bytes)> arena_of;
+  // The arena of a candidate as it will be written (e.g. planned in the best operator
+  // order), when that differs from arena_of; the search re-measures its few best with it.
+  std::function<SplitArena(const std::string& model_bytes)> final_arena_of;
   // The original's arena, when the caller measured it its own way (e.g. planned in the
   // best operator order); nullopt: arena_of(the original).
   std::optional<SplitArena> arena_before;

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <tuple>
 
 #include "memplan/error.h"
@@ -796,51 +797,123 @@ std::vector<std::pair<SplitStage, PatchGrid>> Trials(const std::vector<SplitChai
 
 // The search's findings: the smallest whole arena and the smallest head.
 struct Judged {
-  std::optional<Candidate> smallest;       // by whole arena (ties: fewer MACs)
+  std::vector<Candidate> ranked;           // the smallest few by whole arena, smallest first
   std::optional<Candidate> smallest_head;  // by head (ties: whole arena)
   std::size_t count = 0;
   std::string last_refusal;  // why the last refused trial was not exact
+  const Candidate* smallest() const { return ranked.empty() ? nullptr : &ranked.front(); }
 };
+
+// Candidates kept for re-measuring as they will be written (final_arena_of).
+constexpr std::size_t kRanked = 4;
+
+// Smaller whole arena; ties: fewer MACs.
+bool Better(const Candidate& a, const Candidate& b) {
+  return a.arena.whole != b.arena.whole ? a.arena.whole < b.arena.whole : a.macs < b.macs;
+}
 
 void Keep(Judged& judged, Candidate c) {
   ++judged.count;
-  const auto better = [](const Candidate& a, const Candidate& b) {
-    return a.arena.whole != b.arena.whole ? a.arena.whole < b.arena.whole : a.macs < b.macs;
-  };
   const auto smaller_head = [](const Candidate& a, const Candidate& b) {
     return a.arena.head != b.arena.head ? a.arena.head < b.arena.head
                                         : a.arena.whole < b.arena.whole;
   };
   if (!judged.smallest_head || smaller_head(c, *judged.smallest_head)) judged.smallest_head = c;
-  if (!judged.smallest || better(c, *judged.smallest)) judged.smallest = std::move(c);
+  const auto at = std::upper_bound(judged.ranked.begin(), judged.ranked.end(), c, Better);
+  if (at - judged.ranked.begin() >= static_cast<std::ptrdiff_t>(kRanked)) return;
+  judged.ranked.insert(at, std::move(c));
+  if (judged.ranked.size() > kRanked) judged.ranked.pop_back();
 }
 
-// Rewrites and judges every trial. With both stage and grid given, a refusal is the
-// caller's error; in a search it only rules the trial out (as does the MAC limit).
-Judged JudgeTrials(const SplitModel& model, const SplitRequest& request, std::uint64_t macs_limit) {
-  const bool given = request.patches && request.stage;
-  Judged judged;
-  for (const auto& [stage, grid] : Trials(model.Chains(), request)) {
-    std::optional<fb::ModelT> rewritten;
-    try {
-      rewritten.emplace(model.Rewrite(model.Stage(stage), grid));
-    } catch (const InputError& e) {
-      if (given) throw;
-      judged.last_refusal = e.what();
-      continue;
-    }
-    Candidate c{stage, grid, Macs(*rewritten), rewritten->subgraphs[0]->operators.size(), {}, {}};
-    if (!given && c.macs > macs_limit) continue;
-    c.bytes = rewrite::SaveModel(*rewritten);
-    try {
-      c.arena = request.arena_of(c.bytes);  // the target may refuse an op of the rewrite
-    } catch (const InputError& e) {
-      if (given) throw;
-      judged.last_refusal = e.what();
-      continue;
-    }
-    Keep(judged, std::move(c));
+// The few smallest measured again as they will be written (in the best operator order,
+// say), each keeping the smaller figure; the order may change.
+void Rerank(Judged& judged, const SplitRequest& request) {
+  if (!request.final_arena_of) return;
+  for (Candidate& c : judged.ranked) {
+    const SplitArena final_arena = request.final_arena_of(c.bytes);
+    if (final_arena.whole < c.arena.whole) c.arena = final_arena;
   }
+  std::stable_sort(judged.ranked.begin(), judged.ranked.end(), Better);
+}
+
+// A trial by its stage and grid, so that the refinement tries none twice.
+using TrialKey = std::tuple<int, int, int, int>;
+
+// Rewrites and judges one trial. With both stage and grid given, a refusal is the caller's
+// error; in a search it only rules the trial out (as does the MAC limit).
+void Judge(const SplitModel& model, const SplitRequest& request, std::uint64_t macs_limit,
+           SplitStage stage, PatchGrid grid, Judged& judged) {
+  const bool given = request.patches && request.stage;
+  std::optional<fb::ModelT> rewritten;
+  try {
+    rewritten.emplace(model.Rewrite(model.Stage(stage), grid));
+  } catch (const InputError& e) {
+    if (given) throw;
+    judged.last_refusal = e.what();
+    return;
+  }
+  Candidate c{stage, grid, Macs(*rewritten), rewritten->subgraphs[0]->operators.size(), {}, {}};
+  if (!given && c.macs > macs_limit) return;
+  c.bytes = rewrite::SaveModel(*rewritten);
+  try {
+    c.arena = request.arena_of(c.bytes);  // the target may refuse an op of the rewrite
+  } catch (const InputError& e) {
+    if (given) throw;
+    judged.last_refusal = e.what();
+    return;
+  }
+  Keep(judged, std::move(c));
+}
+
+// Around the best so far: stages of its chain starting up to 3 ops later and ending up to
+// 2 ops either side, with grids one row or column either side (5 and 7 included), as far
+// as the request leaves them open. The first pass starts stages at chain starts only and
+// tries a coarse set of grids.
+std::vector<std::pair<SplitStage, PatchGrid>> Neighbours(const std::vector<SplitChain>& chains,
+                                                         const Candidate& best,
+                                                         const SplitRequest& request) {
+  std::vector<SplitStage> stages;
+  if (request.stage) stages.push_back(*request.stage);
+  for (const SplitChain& chain : chains) {
+    if (request.stage || best.stage.first_op < chain.ops.first_op ||
+        best.stage.first_op > chain.ops.last_op)
+      continue;
+    for (int first = best.stage.first_op;
+         first <= std::min(best.stage.first_op + 3, chain.ops.last_op); ++first)
+      for (int last = std::max(first, best.stage.last_op - 2);
+           last <= std::min(best.stage.last_op + 2, chain.ops.last_op); ++last)
+        stages.push_back({first, last});
+  }
+  std::vector<PatchGrid> grids;
+  if (request.patches) grids.push_back(*request.patches);
+  for (int rows = best.grid.rows - 1; !request.patches && rows <= best.grid.rows + 1; ++rows)
+    for (int cols = best.grid.cols - 1; cols <= best.grid.cols + 1; ++cols)
+      if (rows >= 1 && cols >= 1 && rows * cols > 1) grids.push_back({rows, cols});
+  std::vector<std::pair<SplitStage, PatchGrid>> trials;
+  for (const SplitStage& stage : stages)
+    for (const PatchGrid& grid : grids) trials.emplace_back(stage, grid);
+  return trials;
+}
+
+// Judges every trial of the request; a search then refines around its best (two rounds at
+// most, each only when the last one found a smaller arena).
+Judged JudgeTrials(const SplitModel& model, const SplitRequest& request, std::uint64_t macs_limit) {
+  const std::vector<SplitChain> chains = model.Chains();
+  std::set<TrialKey> tried;
+  Judged judged;
+  const auto judge = [&](const std::vector<std::pair<SplitStage, PatchGrid>>& trials) {
+    for (const auto& [stage, grid] : trials)
+      if (tried.emplace(stage.first_op, stage.last_op, grid.rows, grid.cols).second)
+        Judge(model, request, macs_limit, stage, grid, judged);
+  };
+  judge(Trials(chains, request));
+  for (int round = 0; round < 2 && judged.smallest() && !(request.patches && request.stage);
+       ++round) {
+    const Bytes before = judged.smallest()->arena.whole;
+    judge(Neighbours(chains, *judged.smallest(), request));
+    if (judged.smallest()->arena.whole == before) break;
+  }
+  Rerank(judged, request);
   return judged;
 }
 
@@ -858,13 +931,13 @@ void Adopt(SplitResult& result, const Candidate& c) {
 // smallest head; otherwise nothing, and why.
 void Decide(SplitResult& result, const Judged& judged, const SplitRequest& request) {
   result.candidates = judged.count;
-  if (!judged.smallest) {
+  if (!judged.smallest()) {
     result.why_not = fmt::format(
         "no stage and grid stays within {:.0f}% extra MACs{}", request.max_extra_macs * 100,
         judged.last_refusal.empty() ? "" : fmt::format(" (last refusal: {})", judged.last_refusal));
     return;
   }
-  const Candidate& best = *judged.smallest;
+  const Candidate& best = *judged.smallest();
   if (best.arena.whole < result.arena_before.whole) return Adopt(result, best);
   if (request.force) {
     Adopt(result, *judged.smallest_head);
