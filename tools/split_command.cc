@@ -279,13 +279,14 @@ void RunSplit(const SplitOptions& o) {
   const std::set<std::string> refused = Refusals(original.as_is, o.model, target);
   // The search plans each candidate in its own order (patch after patch): the order
   // search on hundreds of patch ops costs more than it finds.
+  const std::string candidate = fmt::format("a split of {}", o.model);
   request.arena_of = [&](const std::string& model) {
-    return WholeArena(EmbedPlanInModel(model, o.model, false, true).bytes, o.model, target,
+    return WholeArena(EmbedPlanInModel(model, candidate, false, true).bytes, candidate, target,
                       &refused);
   };
   // The few best again as they will be written: with the order search.
   request.final_arena_of = [&](const std::string& model) {
-    return WholeArena(EmbedPlanInModel(model, o.model, true, true).bytes, o.model, target,
+    return WholeArena(EmbedPlanInModel(model, candidate, true, true).bytes, candidate, target,
                       &refused);
   };
   const SplitResult r = SplitTflite(original.as_is, o.model, request);
