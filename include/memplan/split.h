@@ -3,10 +3,12 @@
 // (CONV_2D, DEPTHWISE_CONV_2D, pooling where exact) is rewritten so that the stock
 // interpreter runs it patch by patch: each patch cuts its input window (halo included)
 // with SLICE, pads explicitly (PAD, or PADV2 with the zero point for int8) only
-// on the sides where the original padding touched the image border, runs the stage's ops
-// with VALID padding on the same weights, and the patch outputs are joined with
-// CONCATENATION. Only the stage's peak changes; every output stays bit-identical
-// (docs/below-the-bound.md, "Patch-based execution").
+// on the sides where the original padding touched the image border (or keeps SAME where
+// that pads exactly there), runs the stage's ops with VALID padding on the same weights,
+// and the patch outputs are joined with CONCATENATION (trees of at most 10 inputs). Every
+// output stays bit-identical. The search keeps the stage and grid whose whole arena on the
+// device (head and the tail every added op costs, as the caller measures it) is smallest,
+// and never a rewrite larger than the original (docs/below-the-bound.md).
 #include <cstdint>
 #include <functional>
 #include <optional>
