@@ -254,6 +254,47 @@ TEST(Split, ChosenSplitsAreBitIdentical) {
   CheckSplit(model("mobilenet_v1_0.25_128_quant"), {2, 3}, {1, 3});  // uint8: reported only
 }
 
+// The search's decisions with a stand-in for the device: a whole arena that only grows
+// with the ops (the original, with the fewest, is never beaten), then one that the final
+// measure halves.
+TEST(Split, SearchNeverReturnsALargerModelUnlessForced) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string bytes = ReadFileBytes(shared / "models/tinymlperf_resnet8_cifar10_int8.tflite");
+  const auto by_ops = [](const std::string& model) {
+    const Bytes ops = ParseTflite(model, "candidate").graph.subgraphs[0].ops.size();
+    return SplitArena{1000 - ops, ops * 64, 1000 + ops * 64};
+  };
+  SplitRequest request;
+  request.arena_of = by_ops;
+  const SplitResult kept = SplitTflite(bytes, "resnet8", request);
+  EXPECT_FALSE(kept.split);
+  EXPECT_TRUE(kept.bytes.empty());
+  EXPECT_GT(kept.candidates, 0u);
+  EXPECT_EQ(kept.arena_before.whole, 1000u + 16 * 64);
+  EXPECT_NE(kept.why_not.find("no split makes the whole arena smaller"), std::string::npos);
+  EXPECT_NE(kept.why_not.find("against the original's 2024 B (head 984 B, tail 1024 B)"),
+            std::string::npos)
+      << kept.why_not;
+  request.force = true;
+  const SplitResult forced = SplitTflite(bytes, "resnet8", request);
+  ASSERT_TRUE(forced.split);
+  EXPECT_TRUE(forced.larger);
+  EXPECT_GT(forced.arena_after.whole, forced.arena_before.whole);
+  // The smallest head is the candidate with the most ops.
+  EXPECT_EQ(forced.arena_after.head, 1000 - forced.ops_after);
+  request.force = false;
+  request.final_arena_of = [&](const std::string& model) {
+    SplitArena a = by_ops(model);
+    a.whole /= 4;
+    return a;
+  };
+  const SplitResult reranked = SplitTflite(bytes, "resnet8", request);
+  ASSERT_TRUE(reranked.split);
+  EXPECT_FALSE(reranked.larger);
+  EXPECT_LT(reranked.arena_after.whole, reranked.arena_before.whole);
+  EXPECT_EQ(reranked.arena_after.whole, (1000 + reranked.ops_after * 64) / 4);
+}
+
 // TFLM's CONCATENATION takes at most 10 inputs: 12 x 12 patches are joined as a tree
 // (12 columns in two groups of 6, per row; 12 row bands in two groups), still exact; the
 // slice and padding constants equal across patches are one tensor each.
