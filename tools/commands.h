@@ -4,6 +4,11 @@
 
 namespace memplan::cli {
 
+// Thrown by a command that finished on purpose without writing its output (split: no
+// smaller model), after it said why; main() exits with kExitNothingWritten.
+struct NothingWritten {};
+inline constexpr int kExitNothingWritten = 4;
+
 void AddPlanCommand(CLI::App& app);
 void AddZooCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);

@@ -1,5 +1,6 @@
 // memplan: plans the memory of tensors for neural-network inference.
-// Exit codes: 0 success, 1 bad input, 2 bad usage, 3 internal error (a bug).
+// Exit codes: 0 success, 1 bad input, 2 bad usage, 3 internal error (a bug), 4 nothing
+// written on purpose (split: no rewrite makes the model smaller).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "memplan: {}; see memplan {}--help\n", e.what(),
                chosen.empty() ? "" : chosen.front()->get_name() + " ");
     return 2;
+  } catch (const memplan::cli::NothingWritten&) {
+    return memplan::cli::kExitNothingWritten;
   } catch (const memplan::UsageError& e) {
     fmt::print(stderr, "memplan: {}\n", e.what());
     return 2;

@@ -2,7 +2,8 @@
 // A small reference evaluator for .tflite models: runs subgraph 0 op by op with the
 // arithmetic of TensorFlow Lite Micro's reference kernels (float32 and int8), for the
 // ops a patch rewrite touches (CONV_2D, DEPTHWISE_CONV_2D, ADD, MAX_POOL_2D,
-// AVERAGE_POOL_2D, RELU, RELU6, PAD, PADV2, STRIDED_SLICE, CONCATENATION, RESHAPE, TRANSPOSE).
+// AVERAGE_POOL_2D, RELU, RELU6, PAD, PADV2, SLICE, STRIDED_SLICE, CONCATENATION, RESHAPE,
+// TRANSPOSE).
 // It exists to prove rewrites exact: the original and the rewritten model run on the
 // same inputs and their bytes are compared (docs/below-the-bound.md).
 #include <cstdint>

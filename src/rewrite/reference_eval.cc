@@ -291,6 +291,7 @@ class Evaluator {
     if (type == "RELU" || type == "RELU6") return Relu(op, type == "RELU6");
     if (type == "PAD" || type == "PADV2") return Pad(op, type == "PADV2");
     if (type == "STRIDED_SLICE") return StridedSlice(op);
+    if (type == "SLICE") return Slice(op);
     if (type == "CONCATENATION") return Concatenation(op);
     if (type == "RESHAPE") return Reshape(op);
     if (type == "TRANSPOSE") return Transpose(op);
@@ -674,6 +675,30 @@ class Evaluator {
              std::int64_t flat = 0;
              for (std::size_t d = 0; d < c.size(); ++d)
                flat = flat * is[d] + first[d] + c[d] * strides[d];
+             return flat;
+           },
+           {});
+  }
+
+  // TFLM's SLICE: a block from `begin` of `size` (-1: to the end) per dimension.
+  void Slice(const fb::OperatorT& op) {
+    const int in = In(op, 0), out = Out(op);
+    const auto begin = Ints(In(op, 1)), size = Ints(In(op, 2));
+    NeedType(out, TypeOf(in));
+    const auto& is = T(in).shape;
+    const auto& os = T(out).shape;
+    if (begin.size() != is.size() || size.size() != is.size() || os.size() != is.size())
+      Fail("begin and size must have one entry per input dimension");
+    for (std::size_t d = 0; d < is.size(); ++d) {
+      const std::int64_t extent = size[d] == -1 ? is[d] - begin[d] : size[d];
+      if (begin[d] < 0 || extent < 0 || begin[d] + extent > is[d])
+        Fail("begin and size reach outside the input");
+      if (extent != os[d]) Fail("the output shape does not follow from begin and size");
+    }
+    Gather(in, out,
+           [&](const std::vector<int>& c) -> std::int64_t {
+             std::int64_t flat = 0;
+             for (std::size_t d = 0; d < c.size(); ++d) flat = flat * is[d] + begin[d] + c[d];
              return flat;
            },
            {});

@@ -7,6 +7,7 @@
 #include "memplan/split.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -16,6 +17,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include "memplan/error.h"
 #include "memplan/tflite.h"
@@ -28,6 +31,9 @@ namespace {
 using rewrite::fb::Padding;
 using rewrite::fb::TensorType;
 namespace fb = rewrite::fb;
+
+// The most inputs TFLM's CONCATENATION kernel takes (kMaxInputNum in its concatenation.cc).
+constexpr std::size_t kMaxConcatenationInputs = 10;
 
 // How one stage op touches space.
 struct SpatialOp {
@@ -69,6 +75,24 @@ int SamePaddingBefore(int in, int kernel, int stride, int out) {
 int OutputSize(Padding padding, int in, int kernel, int stride) {
   if (padding == Padding::SAME) return (in + stride - 1) / stride;
   return (in - kernel + stride) / stride;
+}
+
+// Whether SAME padding, as TFLite computes it for an op on `in` of one dimension (the
+// window, without its padding) giving `out`, pads exactly `in`'s pad_lo before and pad_hi
+// after: output size ceil(in / stride), total (out-1)*stride + filter - in, before total/2.
+// Then the op reads the same elements in the same order as the original (positions
+// outside skipped, as there), so SAME on the window is exact.
+bool SameCoversDimension(const Window& in, const Window& out, int stride, int kernel) {
+  const int size = in.hi - in.lo, produced = out.hi - out.lo;
+  if (OutputSize(Padding::SAME, size, kernel, stride) != produced) return false;
+  const int total = std::max((produced - 1) * stride + kernel - size, 0);
+  return total / 2 == in.pad_lo && total - total / 2 == in.pad_hi;
+}
+
+bool SameCovers(const SpatialOp& s, const Window& rows, const Window& out_rows, const Window& cols,
+                const Window& out_cols) {
+  return SameCoversDimension(rows, out_rows, s.stride_h, s.kernel_h) &&
+         SameCoversDimension(cols, out_cols, s.stride_w, s.kernel_w);
 }
 
 // The bytes, once memplan's reader took them (InputError otherwise): the rewrite walks the
@@ -385,9 +409,13 @@ class SplitModel::Rewriter {
     return static_cast<int>(sg_.tensors.size() - 1);
   }
 
-  // A new constant int32 (or int8) tensor with its own buffer.
+  // A constant int32 (or int8) tensor. Equal constants (the same type, shape, bytes and
+  // quantization source) are one tensor: every tensor costs the device an evaluation
+  // struct in the arena's tail and a planning record while it is allocated.
   int AddConstant(std::string name, TensorType type, std::vector<int> shape,
-                  std::vector<std::uint8_t> data, const fb::QuantizationParametersT* q) {
+                  std::vector<std::uint8_t> data, int quantization_of) {
+    ConstantKey key{static_cast<int>(type), shape, data, quantization_of};
+    if (const auto it = constants_.find(key); it != constants_.end()) return it->second;
     auto buffer = std::make_unique<fb::BufferT>();
     buffer->data = std::move(data);
     model_.buffers.push_back(std::move(buffer));
@@ -396,19 +424,26 @@ class SplitModel::Rewriter {
     t->type = type;
     t->shape = std::move(shape);
     t->buffer = static_cast<std::uint32_t>(model_.buffers.size() - 1);
-    if (q) t->quantization = std::make_unique<fb::QuantizationParametersT>(*q);
+    if (quantization_of >= 0 && sg_.tensors[quantization_of]->quantization)
+      t->quantization = std::make_unique<fb::QuantizationParametersT>(
+          *sg_.tensors[quantization_of]->quantization);
     sg_.tensors.push_back(std::move(t));
-    return static_cast<int>(sg_.tensors.size() - 1);
+    const int index = static_cast<int>(sg_.tensors.size() - 1);
+    constants_.emplace(std::move(key), index);
+    return index;
   }
 
-  int AddInts(std::string name, const std::vector<std::int32_t>& values, std::vector<int> shape) {
+  // An int32 constant, named by what it is and its values ("split:begin:0,4,0,0"): shared
+  // by every patch that needs the same values.
+  int AddInts(std::string_view what, const std::vector<std::int32_t>& values,
+              std::vector<int> shape) {
     std::vector<std::uint8_t> data(values.size() * 4);
     for (std::size_t i = 0; i < values.size(); ++i)
       for (int b = 0; b < 4; ++b)
         data[i * 4 + b] =
             static_cast<std::uint8_t>(static_cast<std::uint32_t>(values[i]) >> (8 * b));
-    return AddConstant(std::move(name), TensorType::INT32, std::move(shape), std::move(data),
-                       nullptr);
+    return AddConstant(fmt::format("split:{}:{}", what, fmt::join(values, ",")), TensorType::INT32,
+                       std::move(shape), std::move(data), -1);
   }
 
   std::uint32_t Code(std::string_view type, int version) {
@@ -441,12 +476,34 @@ class SplitModel::Rewriter {
     sg_.operators.push_back(std::move(op));
   }
 
+  // Joins `parts` along `axis` into `output`. TFLM's CONCATENATION takes at most
+  // kMaxConcatenationInputs inputs: more parts are joined as a tree, groups of at most that
+  // many (as even as integer division makes them) first.
   void Concatenate(const std::vector<int>& parts, int axis, int output) {
-    fb::ConcatenationOptionsT o;
-    o.axis = axis;
-    fb::BuiltinOptionsUnion u;
-    u.Set(std::move(o));
-    AddOp(Code("CONCATENATION", Version(output)), parts, output, std::move(u));
+    if (parts.size() <= kMaxConcatenationInputs) {
+      fb::ConcatenationOptionsT o;
+      o.axis = axis;
+      fb::BuiltinOptionsUnion u;
+      u.Set(std::move(o));
+      AddOp(Code("CONCATENATION", Version(output)), parts, output, std::move(u));
+      return;
+    }
+    const std::size_t groups =
+        (parts.size() + kMaxConcatenationInputs - 1) / kMaxConcatenationInputs;
+    std::vector<int> joined;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::vector<int> group(parts.begin() + g * parts.size() / groups,
+                                   parts.begin() + (g + 1) * parts.size() / groups);
+      std::vector<int> shape = sg_.tensors[output]->shape;
+      shape.pop_back();  // AddTensor appends the channels
+      shape[axis] = 0;
+      for (const int t : group) shape[axis] += sg_.tensors[t]->shape[axis];
+      const int part = AddTensor(fmt::format("{}:join{}", sg_.tensors[group[0]]->name, g), output,
+                                 std::move(shape));
+      Concatenate(group, axis, part);
+      joined.push_back(part);
+    }
+    Concatenate(joined, axis, output);
   }
 
   // A tensor's part in one patch: the tensor holding it and the rows and columns it covers.
@@ -502,6 +559,12 @@ class SplitModel::Rewriter {
       const SpatialOp& s = stage_[k];
       const Window& wr = rows_in[k];
       const Window& wc = cols_in[k];
+      Part& out = need.at(s.output);
+      // Where SAME padding on the window pads exactly the border the original padded, the
+      // op keeps SAME and needs no PAD op (one op and one tensor less on the device).
+      const bool padded = wr.pad_lo || wr.pad_hi || wc.pad_lo || wc.pad_hi;
+      const bool same = padded && !s.pad && !s.pool && SameCovers(s, wr, out.rows, wc, out.cols);
+      const bool explicit_pad = padded && !same;
       // Each operand cut to this op's window where its part covers more (another reader
       // needed a wider one), then padded where the window reaches past the border.
       const auto operand = [&](int tensor, std::string_view tag) {
@@ -511,26 +574,26 @@ class SplitModel::Rewriter {
             part.cols.hi != wc.hi)
           t = Slice(PatchName(r, c, tensor, fmt::format(":crop{}{}", s.index, tag)), t, wr, wc,
                     {part.rows.lo, part.cols.lo, 0, 0});
-        if (wr.pad_lo || wr.pad_hi || wc.pad_lo || wc.pad_hi) t = Pad(r, c, s, t, wr, wc);
+        if (explicit_pad) t = Pad(r, c, s, t, wr, wc);
         return t;
       };
       const int current = operand(s.input, "");
-      Part& out = need.at(s.output);
       if (s.pad) {
         out.tensor = current;  // the patch's part of a PAD op is its border, written just now
         result = current;
         continue;
       }
-      // The op itself, VALID, on the same weights.
+      // The op itself, VALID (or SAME, above), on the same weights.
       auto op = std::move(old_ops[static_cast<std::size_t>(s.index)]);
       op->inputs[0] = current;
       if (s.input2 >= 0) op->inputs[1] = operand(s.input2, "b");
       out.tensor = AddTensor(PatchName(r, c, s.output, ""), s.output,
                              {1, out.rows.hi - out.rows.lo, out.cols.hi - out.cols.lo});
       op->outputs[0] = out.tensor;
-      if (auto* o = op->builtin_options.AsConv2DOptions()) o->padding = Padding::VALID;
-      if (auto* o = op->builtin_options.AsDepthwiseConv2DOptions()) o->padding = Padding::VALID;
-      if (auto* o = op->builtin_options.AsPool2DOptions()) o->padding = Padding::VALID;
+      const Padding padding = same ? Padding::SAME : Padding::VALID;
+      if (auto* o = op->builtin_options.AsConv2DOptions()) o->padding = padding;
+      if (auto* o = op->builtin_options.AsDepthwiseConv2DOptions()) o->padding = padding;
+      if (auto* o = op->builtin_options.AsPool2DOptions()) o->padding = padding;
       // The next patch runs the same op again: keep a copy where the original was.
       auto copy = std::make_unique<fb::OperatorT>(*op);
       old_ops[static_cast<std::size_t>(s.index)] = std::move(copy);
@@ -540,21 +603,16 @@ class SplitModel::Rewriter {
     return result;
   }
 
-  // STRIDED_SLICE of rows and columns (full-tensor coordinates) of `from`, whose first row
-  // and column sit at origin[0] and origin[1] of the full tensor.
+  // SLICE of rows and columns (full-tensor coordinates) of `from`, whose first row and
+  // column sit at origin[0] and origin[1] of the full tensor. SLICE, not STRIDED_SLICE:
+  // TFLM keeps neither options nor op data for it (STRIDED_SLICE: both, per op).
   int Slice(std::string name, int from, const Window& rows, const Window& cols,
             std::array<int, 4> origin) {
-    const int like = from;
-    const int channels = sg_.tensors[like]->shape[3];
-    const int out = AddTensor(name, like, {1, rows.hi - rows.lo, cols.hi - cols.lo});
-    const int begin =
-        AddInts(name + ":begin", {0, rows.lo - origin[0], cols.lo - origin[1], 0}, {4});
-    const int end =
-        AddInts(name + ":end", {1, rows.hi - origin[0], cols.hi - origin[1], channels}, {4});
-    const int strides = AddInts(name + ":strides", {1, 1, 1, 1}, {4});
-    fb::BuiltinOptionsUnion u;
-    u.Set(fb::StridedSliceOptionsT{});
-    AddOp(Code("STRIDED_SLICE", Version(from)), {from, begin, end, strides}, out, std::move(u));
+    const int channels = sg_.tensors[from]->shape[3];
+    const int out = AddTensor(std::move(name), from, {1, rows.hi - rows.lo, cols.hi - cols.lo});
+    const int begin = AddInts("begin", {0, rows.lo - origin[0], cols.lo - origin[1], 0}, {4});
+    const int size = AddInts("size", {1, rows.hi - rows.lo, cols.hi - cols.lo, channels}, {4});
+    AddOp(Code("SLICE", Version(from)), {from, begin, size}, out, fb::BuiltinOptionsUnion{});
     return out;
   }
 
@@ -563,16 +621,16 @@ class SplitModel::Rewriter {
     const int padded = AddTensor(
         PatchName(r, c, s.input, ":pad"), s.input,
         {1, wr.hi - wr.lo + wr.pad_lo + wr.pad_hi, wc.hi - wc.lo + wc.pad_lo + wc.pad_hi});
-    const int paddings = AddInts(PatchName(r, c, s.input, ":paddings"),
-                                 {0, 0, wr.pad_lo, wr.pad_hi, wc.pad_lo, wc.pad_hi, 0, 0}, {4, 2});
+    const int paddings =
+        AddInts("paddings", {0, 0, wr.pad_lo, wr.pad_hi, wc.pad_lo, wc.pad_hi, 0, 0}, {4, 2});
     const auto& in = *sg_.tensors[s.input];
     if (in.type != TensorType::FLOAT32) {
       // The padding of a quantized conv is real 0, which is the zero point.
       const std::int64_t zero_point = in.quantization && !in.quantization->zero_point.empty()
                                           ? in.quantization->zero_point[0]
                                           : 0;
-      const int value = AddConstant(PatchName(r, c, s.input, ":pad_value"), in.type, {1},
-                                    {static_cast<std::uint8_t>(zero_point)}, in.quantization.get());
+      const int value = AddConstant(fmt::format("split:pad_value:{}", in.name), in.type, {1},
+                                    {static_cast<std::uint8_t>(zero_point)}, s.input);
       fb::BuiltinOptionsUnion u;
       u.Set(fb::PadV2OptionsT{});
       AddOp(Code("PADV2", Version(s.input)), {window, paddings, value}, padded, std::move(u));
@@ -610,8 +668,12 @@ class SplitModel::Rewriter {
     map(sg_.outputs);
   }
 
+  // A constant by content: type, shape, bytes, the tensor whose quantization it carries.
+  using ConstantKey = std::tuple<int, std::vector<int>, std::vector<std::uint8_t>, int>;
+
   fb::ModelT& model_;
   fb::SubGraphT& sg_;
+  std::map<ConstantKey, int> constants_;  // constants added, by content
   const std::vector<SpatialOp>& stage_;
   PatchGrid grid_;
   const std::string& source_;
@@ -680,41 +742,43 @@ std::vector<SplitChain> SplittableChains(std::string_view bytes, std::string_vie
   return SplitModel(bytes, source).Chains();
 }
 
-SplitResult SplitTflite(std::string_view bytes, std::string_view source,
-                        const SplitRequest& request) {
-  const SplitModel model(bytes, source);
-  SplitResult result;
-  result.macs_before = Macs(model.model());
-  result.ops_before = model.model().subgraphs[0]->operators.size();
-  if (!model.unknown_options().empty()) {
-    if (request.patches && request.stage)
-      throw InputError(fmt::format("{}: {}", source, model.unknown_options()));
-    result.why_not = model.unknown_options();
-    return result;
-  }
-  const auto finish = [&](const fb::ModelT& rewritten) {
-    result.split = true;
-    result.bytes = rewrite::SaveModel(rewritten);
-    result.macs_after = Macs(rewritten);
-    result.ops_after = rewritten.subgraphs[0]->operators.size();
-  };
-  // Both given: that rewrite, or an error saying why not.
-  if (request.patches && request.stage) {
-    const auto rewritten = model.Rewrite(model.Stage(*request.stage), *request.patches);
-    result.patches = *request.patches;
-    result.stage = *request.stage;
-    finish(rewritten);
-    if (request.arena_of) result.arena_after = request.arena_of(result.bytes);
-    return result;
-  }
-  if (!request.arena_of) throw InternalError("SplitTflite: a search needs arena_of");
-  const auto chains = model.Chains();
-  if (chains.empty()) {
-    result.why_not =
-        "no op is a splittable spatial op (CONV_2D, DEPTHWISE_CONV_2D, PAD, ADD, or a pool "
-        "without padding, on batch-1 float32, int8 or uint8 NHWC tensors)";
-    return result;
-  }
+namespace {
+
+// A rewrite the search judged.
+struct Candidate {
+  SplitStage stage;
+  PatchGrid grid;
+  std::uint64_t macs = 0;
+  std::size_t ops = 0;  // ops of subgraph 0
+  SplitArena arena;
+  std::string bytes;
+};
+
+// Grids the search tries: near-square ones of up to 8 x 8 patches. Every patch op costs
+// the device persistent memory (a node, options, op data, per-channel arrays), so finer
+// grids rarely pay; the whole arena decides.
+std::vector<PatchGrid> SearchGrids() {
+  std::vector<PatchGrid> grids;
+  for (const int rows : {1, 2, 3, 4, 6, 8})
+    for (const int cols : {1, 2, 3, 4, 6, 8})
+      if (rows * cols > 1 && std::abs(rows - cols) <= std::max(rows, cols) / 2 + 1)
+        grids.push_back({rows, cols});
+  return grids;
+}
+
+std::string Describe(const SplitArena& a) {
+  return fmt::format("{} B (head {} B, tail {} B)", a.whole, a.head, a.tail);
+}
+
+std::string Describe(const Candidate& c) {
+  return fmt::format("{}x{} patches, ops {}..{}", c.grid.rows, c.grid.cols, c.stage.first_op,
+                     c.stage.last_op);
+}
+
+// The stages and grids to try: the given ones, or every stage that starts a chain and ends
+// in it with every search grid.
+std::vector<std::pair<SplitStage, PatchGrid>> Trials(const std::vector<SplitChain>& chains,
+                                                     const SplitRequest& request) {
   std::vector<SplitStage> stages;
   if (request.stage) {
     stages.push_back(*request.stage);
@@ -723,62 +787,212 @@ SplitResult SplitTflite(std::string_view bytes, std::string_view source,
       for (int last = chain.ops.first_op; last <= chain.ops.last_op; ++last)
         stages.push_back({chain.ops.first_op, last});
   }
-  std::vector<PatchGrid> grids;
-  if (request.patches)
-    grids.push_back(*request.patches);
-  else
-    for (const int rows : {1, 2, 3, 4, 6, 8, 12})
-      for (const int cols : {1, 2, 3, 4, 6, 8, 12})
-        if (rows * cols > 1 && std::abs(rows - cols) <= std::max(rows, cols) / 2 + 1)
-          grids.push_back({rows, cols});
-  const double limit = static_cast<double>(result.macs_before) * (1.0 + request.max_extra_macs);
-  const Bytes arena_before = request.arena_of(std::string(bytes));
-  Bytes best = arena_before;
-  std::uint64_t best_macs = 0;
-  std::optional<fb::ModelT> chosen;
-  std::string last_refusal;
-  for (const SplitStage& stage : stages) {
-    std::vector<SpatialOp> ops;
-    try {
-      ops = model.Stage(stage);
-    } catch (const InputError& e) {
-      last_refusal = e.what();
-      continue;
-    }
-    for (const PatchGrid& grid : grids) {
-      std::optional<fb::ModelT> rewritten;
-      try {
-        rewritten.emplace(model.Rewrite(ops, grid));
-      } catch (const InputError& e) {
-        last_refusal = e.what();
-        continue;
-      }
-      const std::uint64_t macs = Macs(*rewritten);
-      if (static_cast<double>(macs) > limit) continue;
-      const Bytes arena = request.arena_of(rewrite::SaveModel(*rewritten));
-      ++result.candidates;
-      if (arena < best || (arena == best && chosen && macs < best_macs)) {
-        best = arena;
-        best_macs = macs;
-        chosen = std::move(rewritten);
-        result.patches = grid;
-        result.stage = stage;
-      }
-    }
+  const std::vector<PatchGrid> grids =
+      request.patches ? std::vector<PatchGrid>{*request.patches} : SearchGrids();
+  std::vector<std::pair<SplitStage, PatchGrid>> trials;
+  for (const SplitStage& stage : stages)
+    for (const PatchGrid& grid : grids) trials.emplace_back(stage, grid);
+  return trials;
+}
+
+// The search's findings: the smallest whole arena and the smallest head.
+struct Judged {
+  std::vector<Candidate> ranked;           // the smallest few by whole arena, smallest first
+  std::optional<Candidate> smallest_head;  // by head (ties: whole arena)
+  std::size_t count = 0;
+  std::string last_refusal;  // why the last refused trial was not exact
+  const Candidate* smallest() const { return ranked.empty() ? nullptr : &ranked.front(); }
+};
+
+// Candidates kept for re-measuring as they will be written (final_arena_of): the order
+// search lowers some by a few percent, enough to reorder the best few.
+constexpr std::size_t kRanked = 8;
+
+// Smaller whole arena; ties: fewer MACs.
+bool Better(const Candidate& a, const Candidate& b) {
+  return a.arena.whole != b.arena.whole ? a.arena.whole < b.arena.whole : a.macs < b.macs;
+}
+
+void Keep(Judged& judged, Candidate c) {
+  ++judged.count;
+  const auto smaller_head = [](const Candidate& a, const Candidate& b) {
+    return a.arena.head != b.arena.head ? a.arena.head < b.arena.head
+                                        : a.arena.whole < b.arena.whole;
+  };
+  if (!judged.smallest_head || smaller_head(c, *judged.smallest_head)) judged.smallest_head = c;
+  const auto at = std::upper_bound(judged.ranked.begin(), judged.ranked.end(), c, Better);
+  if (at - judged.ranked.begin() >= static_cast<std::ptrdiff_t>(kRanked)) return;
+  judged.ranked.insert(at, std::move(c));
+  if (judged.ranked.size() > kRanked) judged.ranked.pop_back();
+}
+
+// The few smallest measured again as they will be written (in the best operator order,
+// say), each keeping the smaller figure; the order may change.
+void Rerank(Judged& judged, const SplitRequest& request) {
+  if (!request.final_arena_of) return;
+  for (Candidate& c : judged.ranked) {
+    const SplitArena final_arena = request.final_arena_of(c.bytes);
+    if (final_arena.whole < c.arena.whole) c.arena = final_arena;
   }
-  if (!chosen) {
-    result.why_not =
-        result.candidates == 0
-            ? fmt::format(
-                  "no stage and grid stays within {:.0f}% extra MACs{}",
-                  request.max_extra_macs * 100,
-                  last_refusal.empty() ? "" : fmt::format(" (last refusal: {})", last_refusal))
-            : fmt::format("no split of the {} tried lowers the arena below {} B", result.candidates,
-                          arena_before);
+  std::stable_sort(judged.ranked.begin(), judged.ranked.end(), Better);
+}
+
+// A trial by its stage and grid, so that the refinement tries none twice.
+using TrialKey = std::tuple<int, int, int, int>;
+
+// Rewrites and judges one trial. With both stage and grid given, a refusal is the caller's
+// error; in a search it only rules the trial out (as does the MAC limit).
+void Judge(const SplitModel& model, const SplitRequest& request, std::uint64_t macs_limit,
+           SplitStage stage, PatchGrid grid, Judged& judged) {
+  const bool given = request.patches && request.stage;
+  std::optional<fb::ModelT> rewritten;
+  try {
+    rewritten.emplace(model.Rewrite(model.Stage(stage), grid));
+  } catch (const InputError& e) {
+    if (given) throw;
+    judged.last_refusal = e.what();
+    return;
+  }
+  Candidate c{stage, grid, Macs(*rewritten), rewritten->subgraphs[0]->operators.size(), {}, {}};
+  if (!given && c.macs > macs_limit) return;
+  c.bytes = rewrite::SaveModel(*rewritten);
+  try {
+    c.arena = request.arena_of(c.bytes);  // the target may refuse an op of the rewrite
+  } catch (const InputError& e) {
+    if (given) throw;
+    judged.last_refusal = e.what();
+    return;
+  }
+  Keep(judged, std::move(c));
+}
+
+// Around the best so far: stages of its chain starting up to 3 ops later and ending up to
+// 2 ops either side, with grids one row or column either side (5 and 7 included), as far
+// as the request leaves them open. The first pass starts stages at chain starts only and
+// tries a coarse set of grids.
+std::vector<std::pair<SplitStage, PatchGrid>> Neighbours(const std::vector<SplitChain>& chains,
+                                                         const Candidate& best,
+                                                         const SplitRequest& request) {
+  std::vector<SplitStage> stages;
+  if (request.stage) stages.push_back(*request.stage);
+  for (const SplitChain& chain : chains) {
+    if (request.stage || best.stage.first_op < chain.ops.first_op ||
+        best.stage.first_op > chain.ops.last_op)
+      continue;
+    for (int first = best.stage.first_op;
+         first <= std::min(best.stage.first_op + 3, chain.ops.last_op); ++first)
+      for (int last = std::max(first, best.stage.last_op - 2);
+           last <= std::min(best.stage.last_op + 2, chain.ops.last_op); ++last)
+        stages.push_back({first, last});
+  }
+  std::vector<PatchGrid> grids;
+  if (request.patches) grids.push_back(*request.patches);
+  for (int rows = best.grid.rows - 1; !request.patches && rows <= best.grid.rows + 1; ++rows)
+    for (int cols = best.grid.cols - 1; cols <= best.grid.cols + 1; ++cols)
+      if (rows >= 1 && cols >= 1 && rows * cols > 1) grids.push_back({rows, cols});
+  std::vector<std::pair<SplitStage, PatchGrid>> trials;
+  for (const SplitStage& stage : stages)
+    for (const PatchGrid& grid : grids) trials.emplace_back(stage, grid);
+  return trials;
+}
+
+// Judges every trial of the request; a search then refines around its best (two rounds at
+// most, each only when the last one found a smaller arena).
+Judged JudgeTrials(const SplitModel& model, const SplitRequest& request, std::uint64_t macs_limit) {
+  const std::vector<SplitChain> chains = model.Chains();
+  std::set<TrialKey> tried;
+  Judged judged;
+  const auto judge = [&](const std::vector<std::pair<SplitStage, PatchGrid>>& trials) {
+    for (const auto& [stage, grid] : trials)
+      if (tried.emplace(stage.first_op, stage.last_op, grid.rows, grid.cols).second)
+        Judge(model, request, macs_limit, stage, grid, judged);
+  };
+  judge(Trials(chains, request));
+  for (int round = 0; round < 2 && judged.smallest() && !(request.patches && request.stage);
+       ++round) {
+    const Bytes before = judged.smallest()->arena.whole;
+    judge(Neighbours(chains, *judged.smallest(), request));
+    if (judged.smallest()->arena.whole == before) break;
+  }
+  Rerank(judged, request);
+  return judged;
+}
+
+void Adopt(SplitResult& result, const Candidate& c) {
+  result.split = true;
+  result.bytes = c.bytes;
+  result.patches = c.grid;
+  result.stage = c.stage;
+  result.macs_after = c.macs;
+  result.ops_after = c.ops;
+  result.arena_after = c.arena;
+}
+
+// Never worse: the smallest whole arena if it is smaller than the original's; forced, the
+// smallest head; otherwise nothing, and why.
+void Decide(SplitResult& result, const Judged& judged, const SplitRequest& request) {
+  result.candidates = judged.count;
+  if (!judged.smallest()) {
+    result.why_not = fmt::format(
+        "no stage and grid stays within {:.0f}% extra MACs{}", request.max_extra_macs * 100,
+        judged.last_refusal.empty() ? "" : fmt::format(" (last refusal: {})", judged.last_refusal));
+    return;
+  }
+  const Candidate& best = *judged.smallest();
+  if (best.arena.whole < result.arena_before.whole) return Adopt(result, best);
+  if (request.force) {
+    Adopt(result, *judged.smallest_head);
+    result.larger = true;
+    return;
+  }
+  result.patches = best.grid;
+  result.stage = best.stage;
+  result.arena_after = best.arena;
+  result.why_not = fmt::format(
+      "no split makes the whole arena smaller: the best of {} tried ({}) needs {} against "
+      "the original's {}",
+      judged.count, Describe(best), Describe(best.arena), Describe(result.arena_before));
+}
+
+}  // namespace
+
+SplitResult SplitTflite(std::string_view bytes, std::string_view source,
+                        const SplitRequest& request) {
+  const SplitModel model(bytes, source);
+  SplitResult result;
+  result.macs_before = Macs(model.model());
+  result.ops_before = model.model().subgraphs[0]->operators.size();
+  const bool given = request.patches && request.stage;
+  if (!model.unknown_options().empty()) {
+    if (given) throw InputError(fmt::format("{}: {}", source, model.unknown_options()));
+    result.why_not = model.unknown_options();
     return result;
   }
-  finish(*chosen);
-  result.arena_after = best;
+  // Both given and nothing to judge by: that rewrite, or an error saying why not.
+  if (given && !request.arena_of) {
+    const auto rewritten = model.Rewrite(model.Stage(*request.stage), *request.patches);
+    Candidate c{*request.stage,
+                *request.patches,
+                Macs(rewritten),
+                rewritten.subgraphs[0]->operators.size(),
+                {},
+                rewrite::SaveModel(rewritten)};
+    Adopt(result, c);
+    return result;
+  }
+  if (!request.arena_of) throw InternalError("SplitTflite: a search needs arena_of");
+  if (model.Chains().empty() && !given) {
+    result.why_not =
+        "no op is a splittable spatial op (CONV_2D, DEPTHWISE_CONV_2D, PAD, ADD, or a pool "
+        "without padding, on batch-1 float32, int8 or uint8 NHWC tensors)";
+    return result;
+  }
+  result.arena_before =
+      request.arena_before ? *request.arena_before : request.arena_of(std::string(bytes));
+  const double limit = static_cast<double>(result.macs_before) * (1.0 + request.max_extra_macs);
+  const auto macs_limit = limit >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max()
+                                          : static_cast<std::uint64_t>(limit);
+  Decide(result, JudgeTrials(model, request, macs_limit), request);
   return result;
 }
 
