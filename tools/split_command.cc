@@ -31,8 +31,9 @@ struct SplitOptions {
   std::string stage = "auto";    // FIRST..LAST or auto
   std::string max_extra_macs = "20%";
   std::string format = "text";
-  std::string target = "host64";  // the TFLM target whose whole arena the split minimises
-  bool force = false;             // write the smallest-head split even when larger overall
+  std::string target = "host64";      // the TFLM target whose whole arena the split minimises
+  std::string kernels = "reference";  // the kernels TFLM is built with on that target
+  bool force = false;                 // write the smallest-head split even when larger overall
   bool quiet = false;
 };
 
@@ -102,7 +103,7 @@ SplitArena WholeArena(const std::string& planned, const std::string& label, cons
       if (!allowed->contains(note.type + ": " + note.why))
         throw InputError(fmt::format("{}: op {} ({}) is refused on {}: {}", label, note.op,
                                      note.type, target.name, note.why));
-  const TflmArenaFigures f = ModelTflmArena(graph, target, TflmHeadPlanFromRuntime(graph));
+  const TflmArenaFigures f = ModelTflmArena(graph, target, TflmHeadPlanFromRuntime(graph, target));
   return {f.head, f.tail, f.minimal_arena_plain};
 }
 
@@ -140,11 +141,18 @@ TargetFigures FiguresOn(const TargetAbi& target, const Original& original, const
   return f;
 }
 
+// The device the split is chosen for: the target with the chosen kernels.
+TargetAbi ChosenTarget(const SplitOptions& o) {
+  return WithTflmKernels(TflmTargetNamed(o.target), TflmKernelsNamed(o.kernels));
+}
+
 std::vector<TargetFigures> PerTarget(const Original& original, const std::string& after,
                                      const SplitOptions& o) {
+  // The chosen device, and the two general ones for comparison.
   std::vector<TargetFigures> figures;
-  for (const std::string& name : TflmTargetNames())
-    figures.push_back(FiguresOn(TflmTargetNamed(name), original, &after, o));
+  figures.push_back(FiguresOn(ChosenTarget(o), original, &after, o));
+  for (const char* name : {"host64", "arm32"})
+    if (o.target != name) figures.push_back(FiguresOn(TflmTargetNamed(name), original, &after, o));
   return figures;
 }
 
@@ -261,7 +269,7 @@ std::string PlanWritten(const SplitResult& r, const SplitOptions& o, const Targe
 
 void RunSplit(const SplitOptions& o) {
   CheckPaths(o);
-  const TargetAbi target = TflmTargetNamed(o.target);
+  const TargetAbi target = ChosenTarget(o);
   SplitRequest request;
   request.patches = ParsePatches(o.patches);
   request.stage = ParseStage(o.stage);
@@ -316,6 +324,9 @@ void AddSplitCommand(CLI::App& app) {
   cmd->add_option("-t,--target", options->target,
                   "the TFLM target whose whole arena the split minimises (default host64)")
       ->check(CLI::IsMember(TflmTargetNames()));
+  cmd->add_option("--kernels", options->kernels,
+                  "the kernels TFLM is built with: reference, or cmsis-nn (Cortex-M targets)")
+      ->check(CLI::IsMember({"reference", "cmsis-nn"}));
   cmd->add_flag("--force", options->force,
                 "write the smallest-head split even when no split makes the whole arena smaller");
   cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
