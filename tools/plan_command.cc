@@ -196,7 +196,7 @@ void RunPlan(const PlanOptions& o) {
         progress.Stage(stage);
         VariantOptions variant_options = o.variants;
         variant_options.intermediates_only = load.intermediates_only;
-        const Variants variants = BuildVariants(workload, variant_options);
+        const Variants variants = BuildVariantsForOptions(workload, variant_options);
         RunVariants(workload, variants, keys, exact, runs);
         if (o.format == "json") {
           j = RunsJson(workload, runs);

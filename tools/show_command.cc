@@ -9,6 +9,7 @@
 #include "memplan/html.h"
 #include "memplan/memory_map.h"
 #include "memplan/offsets.h"
+#include "memplan/pipeline.h"
 #include "memplan/records_io.h"
 #include "memplan/split.h"
 #include "memplan/svg.h"
@@ -18,7 +19,6 @@
 #include "tools/commands.h"
 #include "tools/model_options.h"
 #include "tools/progress.h"
-#include "tools/strategy_runs.h"
 #include "tools/texture_plan.h"
 
 namespace memplan::cli {

@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "memplan/embed.h"
 #include "memplan/error.h"
 #include "memplan/records_io.h"
 #include "memplan/split.h"
 #include "memplan/table.h"
 #include "memplan/tflite.h"
 #include "tools/commands.h"
-#include "tools/embed_plan.h"
 
 namespace memplan::cli {
 
@@ -95,11 +95,11 @@ void RunSplit(const SplitOptions& o) {
   // memplan's best today: embed with outputs in place and the best operator order (a
   // model that already carries an offline plan keeps its order: the plan is made for it).
   const bool planned = ParseTflite(bytes, o.model).offline_plan.has_value();
-  const EmbeddedPlan before = EmbedPlanInModel(bytes, o.model, !planned, true);
+  const EmbeddedPlan before = EmbedPlanInModel(bytes, o.model, !planned);
   // The search plans each candidate in its own order (patch after patch): the order
   // search on hundreds of patch ops costs more than it finds.
   request.arena_of = [&](const std::string& model) {
-    return EmbedPlanInModel(model, o.model, false, true).arena;
+    return EmbedPlanInModel(model, o.model, false).arena;
   };
   const SplitResult r = SplitTflite(bytes, o.model, request);
   if (!r.split) {
@@ -117,7 +117,9 @@ void RunSplit(const SplitOptions& o) {
     }
     return;
   }
-  const EmbeddedPlan after = EmbedPlanInModel(r.bytes, o.out, true, o.quiet);
+  const EmbeddedPlan after = EmbedPlanInModel(r.bytes, o.out, true);
+  if (!o.quiet)
+    for (const std::string& warning : after.warnings) fmt::print(stderr, "memplan: {}\n", warning);
   WriteFileAtomically(o.out, after.bytes);
   const auto ops_added =
       static_cast<std::int64_t>(r.ops_after) - static_cast<std::int64_t>(r.ops_before);

@@ -23,6 +23,11 @@ std::span<const OffsetStrategy> OffsetStrategies();
 // The strategy called `name`, or nullptr.
 const OffsetStrategy* FindOffsetStrategy(std::string_view name);
 
+// Adds a strategy from an area above this one (the exact solver, which itself starts from
+// these strategies' plans) at the end of the list; a name already listed is kept as it is.
+// Call it during static initialization only: the list is not locked.
+void RegisterOffsetStrategy(const OffsetStrategy& strategy);
+
 // Validates the problem, runs the named strategy, verifies the plan and returns it.
 // Throws UsageError for an unknown name, InputError for a bad problem, InternalError
 // if the strategy's plan fails verification.

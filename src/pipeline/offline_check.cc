@@ -1,4 +1,4 @@
-#include "tools/offline_check.h"
+#include "memplan/offline_check.h"
 
 #include <map>
 #include <numeric>
@@ -6,7 +6,7 @@
 #include "memplan/bounds.h"
 #include "memplan/error.h"
 
-namespace memplan::cli {
+namespace memplan {
 
 OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& rules,
                               Bytes alignment, std::size_t limit,
@@ -83,4 +83,4 @@ OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& ru
   return out;
 }
 
-}  // namespace memplan::cli
+}  // namespace memplan

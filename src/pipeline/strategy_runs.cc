@@ -1,4 +1,4 @@
-#include "tools/strategy_runs.h"
+#include "memplan/pipeline.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "memplan/offsets.h"
 #include "memplan/table.h"
 
-namespace memplan::cli {
+namespace memplan {
 
 std::vector<std::string> ExpandStrategies(const std::vector<std::string>& requested) {
   std::vector<std::string> keys;
@@ -145,4 +145,4 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
   return out;
 }
 
-}  // namespace memplan::cli
+}  // namespace memplan
