@@ -32,7 +32,7 @@ constexpr std::array kStrategies = {
                    &PlanXlaTemporal},
     OffsetStrategy{"tvm_greedy", "TVM USMP greedy by size, no gap reuse", &PlanTvmGreedy},
     OffsetStrategy{"best", "the smallest of many orders x fits, stops at the lower bound",
-                   &PlanBest},
+                   &PlanBest, &PlanBestReusing},
 };
 
 // The strategies of this area, then those registered from areas above it (the exact
@@ -77,8 +77,8 @@ OffsetPlan PlanOffsets(const Problem& problem, std::string_view name,
   for (const OffsetPlan& plan : known)
     if (plan.offsets.size() == problem.size() && FindViolations(problem, plan, 1).empty())
       usable.push_back(plan);
-  OffsetPlan plan = name == "best" && !usable.empty() ? PlanBestReusing(problem, usable)
-                                                      : strategy->plan(problem);
+  OffsetPlan plan = strategy->reuse && !usable.empty() ? strategy->reuse(problem, usable)
+                                                       : strategy->plan(problem);
   plan.strategy = std::string(strategy->name);
   VerifyOrThrow(problem, plan);
   return plan;
