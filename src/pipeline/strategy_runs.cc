@@ -61,6 +61,16 @@ bool Named(const std::vector<std::string>& requested, const std::string& key) {
          std::find(requested.begin(), requested.end(), name) != requested.end();
 }
 
+// The plans of one mode made so far, for a strategy that reuses them.
+template <typename Plan>
+std::vector<Plan> PlansSoFar(const std::vector<StrategyRun>& runs,
+                             std::optional<Plan> StrategyRun::*plan) {
+  std::vector<Plan> out;
+  for (const StrategyRun& done : runs)
+    if (done.*plan) out.push_back(*(done.*plan));
+  return out;
+}
+
 }  // namespace
 
 Runs RunStrategies(const Workload& workload, const std::vector<std::string>& keys,
@@ -113,10 +123,9 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.objects = std::move(result.plan);
     } else if (run.mode == "objects") {
       // A strategy that runs others first (greedy_best, best) reuses those already run.
-      std::vector<ObjectPlan> known;
-      if (objects_entry->reuse)
-        for (const StrategyRun& done : out.runs)
-          if (done.objects) known.push_back(*done.objects);
+      const std::vector<ObjectPlan> known = objects_entry->reuse
+                                                ? PlansSoFar(out.runs, &StrategyRun::objects)
+                                                : std::vector<ObjectPlan>{};
       run.objects = PlanObjects(problem, run.strategy, known);
       run.bytes = run.objects->total_bytes;
     } else if (run.strategy == "exact") {
@@ -130,10 +139,9 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.offsets = std::move(result.plan);
     } else {
       // A strategy that runs others first (best) reuses those already run.
-      std::vector<OffsetPlan> known;
-      if (offsets_entry->reuse)
-        for (const StrategyRun& done : out.runs)
-          if (done.offsets) known.push_back(*done.offsets);
+      const std::vector<OffsetPlan> known = offsets_entry->reuse
+                                                ? PlansSoFar(out.runs, &StrategyRun::offsets)
+                                                : std::vector<OffsetPlan>{};
       run.offsets = PlanOffsets(problem, run.strategy, known);
       run.bytes = run.offsets->arena_bytes;
     }
