@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 
 # The library's targets, in link order: the one place to extend when the library becomes
 # several targets (each must then be listed here, memplan, the one consumers link, first).
-set(MEMPLAN_LIBRARY_TARGETS memplan)
+set(MEMPLAN_LIBRARY_TARGETS memplan ${MEMPLAN_AREA_TARGETS})
 set(memplan_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/memplan)
 
 # Two export sets: the library (component `library`), and the command alone (component

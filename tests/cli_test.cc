@@ -35,6 +35,25 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(RunMemplan("plan zoo:paper_example --format xml").exit_code, 2);
 }
 
+// --dim and --shape are parsed by the command (tools/model_options.cc): a malformed one is
+// a usage error naming the flag and what is wrong.
+TEST(Cli, MalformedBindingsAreUsageErrors) {
+  auto r = RunMemplan("plan zoo:gpt2 --dim tokens");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--dim tokens: expected NAME=VALUE"), std::string::npos) << r.err;
+  r = RunMemplan("plan zoo:gpt2 --dim tokens=-4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'-4' is not a size"), std::string::npos) << r.err;
+  r = RunMemplan("plan zoo:gpt2 --shape x=1x2x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--shape x=1x2x: a dimension is missing"), std::string::npos) << r.err;
+  r = RunMemplan("plan zoo:gpt2 --shape x=1xtwo");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'two' is not a size"), std::string::npos) << r.err;
+  r = RunMemplan("plan zoo:gpt2 --shape =4");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 TEST(Cli, PlanJsonOnBuiltInExample) {
   const auto r = RunMemplan("plan zoo:paper_example --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

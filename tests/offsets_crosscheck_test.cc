@@ -71,10 +71,10 @@ INSTANTIATE_TEST_SUITE_P(Strategies, OffsetsCrossCheck,
 
 // Each fit rule of the placer beside the reference walk's rule that means the same.
 constexpr std::pair<offsets_internal::Fit, reference::Rule> kFitRules[] = {
-    {offsets_internal::Fit::kBest, reference::Rule::kSmallestGap},
-    {offsets_internal::Fit::kFirst, reference::Rule::kLowestGap},
+    {offsets_internal::Fit::kSmallestGap, reference::Rule::kSmallestGap},
+    {offsets_internal::Fit::kLowestGap, reference::Rule::kLowestGap},
     {offsets_internal::Fit::kArena, reference::Rule::kArena},
-    {offsets_internal::Fit::kTop, reference::Rule::kAboveAll},
+    {offsets_internal::Fit::kAboveAll, reference::Rule::kAboveAll},
 };
 
 // Every way of finding conflicting records (index, list, tree) under every fit rule.
@@ -144,9 +144,9 @@ TEST(OffsetsEngines, TreePlacerReusedAcrossRules) {
   Placer placer(p, steps, index, true, Engine::kTree);
   const auto order = SizeOrder(p);
   for (const auto& [fit, rule] : {std::pair{Fit::kArena, reference::Rule::kArena},
-                                  std::pair{Fit::kBest, reference::Rule::kSmallestGap},
+                                  std::pair{Fit::kSmallestGap, reference::Rule::kSmallestGap},
                                   std::pair{Fit::kArena, reference::Rule::kArena},
-                                  std::pair{Fit::kTop, reference::Rule::kAboveAll}}) {
+                                  std::pair{Fit::kAboveAll, reference::Rule::kAboveAll}}) {
     placer.Reset(fit != Fit::kArena);
     ASSERT_TRUE(placer.PlaceAll(order, fit));
     ASSERT_EQ(placer.Offsets(), reference::PlaceByWalking(p, order, rule));

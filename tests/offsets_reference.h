@@ -1,8 +1,8 @@
 #pragma once
 // Plain O(n^2) versions of the offset strategies, written straight from the peers'
-// descriptions in ../shared/reference/strategies.md (every placed record walked in offset
-// order for each new one), so tests can check that memplan's indexed versions give
-// identical offsets.
+// behaviour as docs/offsets.md states it ("How each strategy places a record"; every
+// placed record walked in offset order for each new one), so tests can check that
+// memplan's indexed versions give identical offsets.
 #include <vector>
 
 #include "memplan/problem.h"
@@ -11,10 +11,10 @@ namespace memplan::reference {
 
 // How a record picks its offset among the placed records it conflicts with.
 enum class Rule {
-  kSmallestGap,  // TensorFlow Lite GPU best fit (2.2)
-  kLowestGap,    // first fit over the same aligned gaps
-  kArena,        // TensorFlow Lite CPU SimpleMemoryArena::Allocate (2.4)
-  kAboveAll,     // TVM: above the highest conflict (2.9)
+  kSmallestGap,  // TensorFlow Lite GPU best fit (docs/offsets.md, greedy_by_size)
+  kLowestGap,    // first fit over the same aligned gaps (tflm_greedy)
+  kArena,        // TensorFlow Lite CPU SimpleMemoryArena::Allocate (tflite_cpu)
+  kAboveAll,     // TVM: above the highest conflict (tvm_greedy)
 };
 
 // Fixed records first (record order), then `order`, each placed by walking every placed

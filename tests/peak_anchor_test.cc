@@ -64,7 +64,7 @@ TEST(PeakAnchor, TheAnchorIsPackedFromTheBottomAroundFixedRecords) {
   const std::vector<std::size_t> anchor = {2, 0, 1};  // 8 bytes, 6, 4
   const std::vector<std::size_t> rest = {4};
   const std::atomic<Bytes> no_limit{~Bytes{0}};
-  ASSERT_TRUE(PlaceAnchored(placer, anchor, rest, Fit::kBest, no_limit));
+  ASSERT_TRUE(PlaceAnchored(placer, anchor, rest, Fit::kSmallestGap, no_limit));
   EXPECT_EQ(0u, placer.OffsetOf(2));   // [0, 8)
   EXPECT_EQ(20u, placer.OffsetOf(0));  // 6 bytes do not fit in [8, 10): above the fixed one
   EXPECT_EQ(26u, placer.OffsetOf(1));  // first fit: the next free place, [26, 30)
@@ -72,7 +72,7 @@ TEST(PeakAnchor, TheAnchorIsPackedFromTheBottomAroundFixedRecords) {
   // A limit below what the anchor needs gives up.
   Placer again(p, steps, index);
   const std::atomic<Bytes> low{25};
-  EXPECT_FALSE(PlaceAnchored(again, anchor, rest, Fit::kBest, low));
+  EXPECT_FALSE(PlaceAnchored(again, anchor, rest, Fit::kSmallestGap, low));
 }
 
 // Records that mostly live a few steps, one in five up to half of all steps: the mix

@@ -1,9 +1,52 @@
 #include "tools/model_options.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "memplan/error.h"
 #include "memplan/gpu_storage.h"
 #include "memplan/shape_binding.h"
 
 namespace memplan::cli {
+
+namespace {
+
+std::int64_t ParseSize(std::string_view text, std::string_view flag, std::string_view whole) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < 0)
+    throw UsageError(
+        fmt::format("{} {}: '{}' is not a size (a whole number >= 0)", flag, whole, text));
+  return value;
+}
+
+}  // namespace
+
+std::pair<std::string, std::int64_t> ParseDimBinding(std::string_view text) {
+  const auto eq = text.rfind('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw UsageError(fmt::format("--dim {}: expected NAME=VALUE, e.g. --dim batch=1", text));
+  return {std::string(text.substr(0, eq)), ParseSize(text.substr(eq + 1), "--dim", text)};
+}
+
+std::pair<std::string, std::vector<std::int64_t>> ParseShapeBinding(std::string_view text) {
+  const auto eq = text.rfind('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw UsageError(
+        fmt::format("--shape {}: expected TENSOR=DIMS, e.g. --shape input=1x224x224x3", text));
+  std::vector<std::int64_t> shape;
+  std::string_view dims = text.substr(eq + 1);
+  while (!dims.empty()) {
+    const auto x = dims.find('x');
+    shape.push_back(ParseSize(dims.substr(0, x), "--shape", text));
+    if (x == std::string_view::npos) break;
+    dims.remove_prefix(x + 1);
+    if (dims.empty()) throw UsageError(fmt::format("--shape {}: a dimension is missing", text));
+  }
+  return {std::string(text.substr(0, eq)), std::move(shape)};
+}
 
 void AddModelFlags(CLI::App& cmd, ModelFlags& flags, bool with_accounting) {
   cmd.add_option("--dim", flags.dims,

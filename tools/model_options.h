@@ -25,6 +25,11 @@ void AddModelFlags(CLI::App& cmd, ModelFlags& flags, bool with_accounting = true
 // Parses them (UsageError when malformed).
 LoadOptions ToLoadOptions(const ModelFlags& flags);
 
+// Parses "NAME=VALUE" (--dim) and "TENSOR=1x10x4" (--shape; "TENSOR=" is a scalar). The
+// name may contain '='; the last one separates the value. UsageError when malformed.
+std::pair<std::string, std::int64_t> ParseDimBinding(std::string_view text);
+std::pair<std::string, std::vector<std::int64_t>> ParseShapeBinding(std::string_view text);
+
 // Adds --objects and --gpu-precision (plan, show and verify: the commands that plan objects).
 void AddGpuObjectFlags(CLI::App& cmd, ModelFlags& flags);
 

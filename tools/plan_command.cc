@@ -11,7 +11,7 @@
 #include "tools/commands.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
-#include "tools/offline_check.h"
+#include "memplan/offline_check.h"
 #include "tools/plan_output.h"
 #include "tools/progress.h"
 #include "tools/run_resize.h"
@@ -244,7 +244,7 @@ void RunPlan(const PlanOptions& o) {
         progress.Stage(stage);
         VariantOptions variant_options = o.variants;
         variant_options.intermediates_only = load.intermediates_only;
-        const Variants variants = BuildVariants(workload, variant_options);
+        const Variants variants = BuildVariantsForOptions(workload, variant_options);
         RunVariants(workload, variants, keys, exact, runs);
         if (o.format == "json") {
           j = RunsJson(workload, runs);

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tools/strategy_runs.h"
+#include "memplan/pipeline.h"
 
 namespace memplan::cli {
 

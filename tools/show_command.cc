@@ -9,6 +9,7 @@
 #include "memplan/html.h"
 #include "memplan/memory_map.h"
 #include "memplan/offsets.h"
+#include "memplan/pipeline.h"
 #include "memplan/records_io.h"
 #include "memplan/split.h"
 #include "memplan/svg.h"
@@ -17,9 +18,8 @@
 #include "memplan/tflm_print.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
-#include "tools/offline_check.h"
+#include "memplan/offline_check.h"
 #include "tools/progress.h"
-#include "tools/strategy_runs.h"
 #include "tools/texture_plan.h"
 
 namespace memplan::cli {

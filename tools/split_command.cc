@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "memplan/embed.h"
 #include "memplan/error.h"
 #include "memplan/records_io.h"
 #include "memplan/split.h"
@@ -18,7 +19,6 @@
 #include "memplan/tflite.h"
 #include "memplan/tflm_target.h"
 #include "tools/commands.h"
-#include "tools/embed_plan.h"
 
 namespace memplan::cli {
 
@@ -90,6 +90,15 @@ void CheckPaths(const SplitOptions& o) {
   std::error_code ec;
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
     throw InputError(fmt::format("{}: cannot write: no directory {}", o.out, parent.string()));
+}
+
+// The model with memplan's offline plan (the library's embed with its defaults; `reorder`:
+// also search the operator order), its warnings on stderr unless `quiet`.
+std::string Planned(const std::string& bytes, const std::string& label, bool reorder, bool quiet) {
+  EmbeddedPlan plan = EmbedPlanInModel(bytes, label, reorder);
+  if (!quiet)
+    for (const std::string& warning : plan.warnings) fmt::print(stderr, "memplan: {}\n", warning);
+  return std::move(plan.bytes);
 }
 
 // The whole arena TFLM needs for a model that carries its offline plan, on `target`
@@ -261,10 +270,10 @@ void PrintWritten(const SplitOptions& o, const SplitResult& r,
 // The split model planned as embed --reorder plans it, unless the order found makes the
 // whole arena on the target larger than the split's own order did.
 std::string PlanWritten(const SplitResult& r, const SplitOptions& o, const TargetAbi& target) {
-  std::string reordered = EmbedPlanInModel(r.bytes, o.out, true, o.quiet).bytes;
+  std::string reordered = Planned(r.bytes, o.out, true, o.quiet);
   if (WholeArena(reordered, o.out, target).whole <= r.arena_after.whole || r.arena_after.whole == 0)
     return reordered;
-  return EmbedPlanInModel(r.bytes, o.out, false, o.quiet).bytes;
+  return Planned(r.bytes, o.out, false, o.quiet);
 }
 
 void RunSplit(const SplitOptions& o) {
@@ -281,7 +290,7 @@ void RunSplit(const SplitOptions& o) {
   // order (a model that already carries an offline plan keeps its order: the plan is made
   // for it).
   const bool planned = ParseTflite(original.as_is, o.model).offline_plan.has_value();
-  original.embedded = EmbedPlanInModel(original.as_is, o.model, !planned, true).bytes;
+  original.embedded = Planned(original.as_is, o.model, !planned, true);
   const TargetFigures bar = FiguresOn(target, original, nullptr, o);
   request.arena_before = bar.before();
   const std::set<std::string> refused = Refusals(original.as_is, o.model, target);
@@ -289,13 +298,11 @@ void RunSplit(const SplitOptions& o) {
   // search on hundreds of patch ops costs more than it finds.
   const std::string candidate = fmt::format("a split of {}", o.model);
   request.arena_of = [&](const std::string& model) {
-    return WholeArena(EmbedPlanInModel(model, candidate, false, true).bytes, candidate, target,
-                      &refused);
+    return WholeArena(Planned(model, candidate, false, true), candidate, target, &refused);
   };
   // The few best again as they will be written: with the order search.
   request.final_arena_of = [&](const std::string& model) {
-    return WholeArena(EmbedPlanInModel(model, candidate, true, true).bytes, candidate, target,
-                      &refused);
+    return WholeArena(Planned(model, candidate, true, true), candidate, target, &refused);
   };
   const SplitResult r = SplitTflite(original.as_is, o.model, request);
   if (!r.split) {

@@ -3,6 +3,7 @@
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
+#include "memplan/offline_check.h"
 #include "memplan/plan_file.h"
 #include "memplan/records_io.h"
 #include "memplan/table.h"
@@ -11,7 +12,6 @@
 #include "memplan/workload.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
-#include "tools/offline_check.h"
 #include "tools/progress.h"
 #include "tools/variants.h"
 

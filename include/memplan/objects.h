@@ -57,11 +57,18 @@ std::vector<Violation> FindObjectViolations(const Problem& problem, const Object
 void VerifyObjectsOrThrow(const Problem& problem, const ObjectPlan& plan);
 
 using ObjectStrategyFn = ObjectPlan (*)(const Problem&);
+// A strategy that runs others first, taking their plans from `known` where present.
+using ObjectReuseFn = ObjectPlan (*)(const Problem&, std::span<const ObjectPlan> known);
 
 struct ObjectStrategy {
-  std::string_view name;     // the name users type, e.g. "greedy_by_size"
-  std::string_view summary;  // one line for --help and reports
-  ObjectStrategyFn plan;     // the strategy itself; the plan is not yet verified
+  std::string_view name;          // the name users type, e.g. "greedy_by_size"
+  std::string_view summary;       // one line for --help and reports
+  ObjectStrategyFn plan;          // the strategy itself; the plan is not yet verified
+  ObjectReuseFn reuse = nullptr;  // the same, reusing known plans; nullptr: it runs no others
+  // Above this many records a group of strategies ("all", "objects") leaves it out unless
+  // it is named; 0: no limit. `slow_because` says why, for the note that it was left out.
+  std::size_t group_limit = 0;
+  std::string_view slow_because = {};
 };
 
 // Every shared-objects strategy, in the order reports list them: TensorFlow Lite GPU's

@@ -10,11 +10,19 @@
 namespace memplan {
 
 using OffsetStrategyFn = OffsetPlan (*)(const Problem&);
+// A strategy that runs others first, taking their plans from `known` where present.
+using OffsetReuseFn = OffsetPlan (*)(const Problem&, std::span<const OffsetPlan> known);
 
+// One entry of the table of offsets strategies.
 struct OffsetStrategy {
-  std::string_view name;     // the name users type, e.g. "greedy_by_size"
-  std::string_view summary;  // one line for --help and reports
-  OffsetStrategyFn plan;     // the strategy itself; the plan is not yet verified
+  std::string_view name;          // the name users type, e.g. "greedy_by_size"
+  std::string_view summary;       // one line for --help and reports
+  OffsetStrategyFn plan;          // the strategy itself; the plan is not yet verified
+  OffsetReuseFn reuse = nullptr;  // the same, reusing known plans; nullptr: it runs no others
+  // Above this many records a group of strategies ("all", "offsets") leaves it out unless
+  // it is named; 0: no limit. `slow_because` says why, for the note that it was left out.
+  std::size_t group_limit = 0;
+  std::string_view slow_because = {};
 };
 
 // Every offset strategy, in the order reports list them.
@@ -22,6 +30,11 @@ std::span<const OffsetStrategy> OffsetStrategies();
 
 // The strategy called `name`, or nullptr.
 const OffsetStrategy* FindOffsetStrategy(std::string_view name);
+
+// Adds a strategy from an area above this one (the exact solver, which itself starts from
+// these strategies' plans) at the end of the list; a name already listed is kept as it is.
+// Call it during static initialization only: the list is not locked.
+void RegisterOffsetStrategy(const OffsetStrategy& strategy);
 
 // Validates the problem, runs the named strategy, verifies the plan and returns it.
 // Throws UsageError for an unknown name, InputError for a bad problem, InternalError
@@ -47,25 +60,26 @@ OffsetPlan PlanNaive(const Problem& problem);
 // TensorFlow Lite GPU best fit, largest first (docs/offsets.md, greedy_by_size).
 OffsetPlan PlanGreedyBySize(const Problem& problem);
 // TensorFlow Lite Micro GreedyMemoryPlanner: first fit, largest first, ties in reverse
-// record order, sizes rounded up to the alignment (2.3).
+// record order, sizes rounded up to the alignment (docs/offsets.md).
 OffsetPlan PlanTflmGreedy(const Problem& problem);
-// TensorFlow Lite CPU ArenaPlanner order + SimpleMemoryArena best fit (2.4). Uses the
-// problem's alignment; TensorFlow Lite's own is 64 bytes.
+// TensorFlow Lite CPU ArenaPlanner order + SimpleMemoryArena best fit (docs/offsets.md).
+// Uses the problem's alignment; TensorFlow Lite's own is 64 bytes.
 OffsetPlan PlanTfliteCpu(const Problem& problem);
 // SimpleMemoryArena alone: Allocate calls in record order, no ArenaPlanner sort (how
 // TensorFlow Lite's arena tests call it). Plan name "tflite_cpu".
 OffsetPlan PlanTfliteCpuInCallOrder(const Problem& problem);
-// Execution order (first step, index) with TensorFlow Lite GPU best fit (2.5).
+// Execution order (first step, index) with TensorFlow Lite GPU best fit (docs/offsets.md).
 OffsetPlan PlanGreedyInOrder(const Problem& problem);
-// Steps by breadth, each step's records largest first, best fit (2.6).
+// Steps by breadth, each step's records largest first, best fit (docs/offsets.md).
 OffsetPlan PlanGreedyByBreadth(const Problem& problem);
-// Skyline rectangle packing, a reconstruction of Sekiyama et al. 2018 (2.7).
+// Skyline rectangle packing, a reconstruction of Sekiyama et al. 2018 (docs/offsets.md).
 OffsetPlan PlanStripPacking(const Problem& problem);
 // XLA GlobalDecreasingSizeBestFitHeap orders on records: spatial (size, then lifetime)
-// and temporal (lifetime, then size), both with best fit (2.8).
+// and temporal (lifetime, then size), both with best fit (docs/offsets.md).
 OffsetPlan PlanXlaSpatial(const Problem& problem);
 OffsetPlan PlanXlaTemporal(const Problem& problem);
-// TVM USMP greedy by size: no gap reuse, each record above its highest conflict (2.9).
+// TVM USMP greedy by size: no gap reuse, each record above its highest conflict
+// (docs/offsets.md).
 OffsetPlan PlanTvmGreedy(const Problem& problem);
 // A portfolio of the greedy strategies above and further orders x fits; returns the
 // smallest plan (ties: the earlier variant), stopping early at the lower bound. The

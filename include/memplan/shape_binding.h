@@ -35,9 +35,4 @@ enum class KernelSizedOutputs {
 // which win). Returns one line saying which tensors were sized and how, empty when none.
 std::string SizeKernelSizedOutputs(Graph& graph, KernelSizedOutputs how);
 
-// Parses "NAME=VALUE" (--dim) and "TENSOR=1x10x4" (--shape; "TENSOR=" is a scalar). The
-// name may contain '='; the last one separates the value. UsageError when malformed.
-std::pair<std::string, std::int64_t> ParseDimBinding(std::string_view text);
-std::pair<std::string, std::vector<std::int64_t>> ParseShapeBinding(std::string_view text);
-
 }  // namespace memplan

@@ -53,6 +53,48 @@ Units Instance::Available(int s, Units floor, Units capacity) const {
   return capacity - floor - (covered_below(capacity) - covered_below(floor));
 }
 
+namespace {
+
+// The relations of the free records (buffers): which overlap in sections, which live in
+// each section, and the fixed records (`fixed`, by offset) each must stay clear of.
+void LinkBuffers(const Problem& problem, const std::vector<std::size_t>& fixed, Instance& in) {
+  const std::size_t n = in.buffers();
+  in.overlaps.assign(n, {});
+  in.section_buffers.assign(static_cast<std::size_t>(in.sections), {});
+  in.buffer_obstacles.assign(n, {});
+  std::vector<int> by_lo(n);
+  std::iota(by_lo.begin(), by_lo.end(), 0);
+  std::sort(by_lo.begin(), by_lo.end(), [&](int a, int b) {
+    return in.lo[static_cast<std::size_t>(a)] < in.lo[static_cast<std::size_t>(b)];
+  });
+  for (std::size_t x = 0; x < n; ++x) {
+    const auto a = static_cast<std::size_t>(by_lo[x]);
+    for (std::size_t y = x + 1; y < n; ++y) {
+      const auto b = static_cast<std::size_t>(by_lo[y]);
+      if (in.lo[b] > in.hi[a]) break;
+      in.overlaps[a].push_back(static_cast<int>(b));
+      in.overlaps[b].push_back(static_cast<int>(a));
+    }
+  }
+  for (std::size_t b = 0; b < n; ++b) {
+    std::sort(in.overlaps[b].begin(), in.overlaps[b].end());
+    for (int s = in.lo[b]; s <= in.hi[b]; ++s)
+      in.section_buffers[static_cast<std::size_t>(s)].push_back(static_cast<int>(b));
+    // The fixed records live with it (fewer than the ranges of its sections summed when
+    // fixed records live long, as in the neighbourhood search's windows).
+    std::vector<Interval> obstacles;
+    const UsageRecord& r = problem.records[in.record[b]];
+    for (std::size_t i : fixed)
+      if (Conflicts(r, problem.records[i])) {
+        const Units begin = *problem.fixed_offsets[i] / in.unit;
+        obstacles.push_back({begin, begin + problem.records[i].size / in.unit});
+      }
+    in.buffer_obstacles[b] = Merge(std::move(obstacles));
+  }
+}
+
+}  // namespace
+
 Instance BuildInstance(const Problem& problem) {
   Instance in;
   // Every canonical offset is a sum of sizes (and fixed offsets), rounded up to the
@@ -143,39 +185,7 @@ Instance BuildInstance(const Problem& problem) {
     }
   }
 
-  const std::size_t n = in.buffers();
-  in.overlaps.assign(n, {});
-  in.section_buffers.assign(static_cast<std::size_t>(in.sections), {});
-  in.buffer_obstacles.assign(n, {});
-  std::vector<int> by_lo(n);
-  std::iota(by_lo.begin(), by_lo.end(), 0);
-  std::sort(by_lo.begin(), by_lo.end(), [&](int a, int b) {
-    return in.lo[static_cast<std::size_t>(a)] < in.lo[static_cast<std::size_t>(b)];
-  });
-  for (std::size_t x = 0; x < n; ++x) {
-    const auto a = static_cast<std::size_t>(by_lo[x]);
-    for (std::size_t y = x + 1; y < n; ++y) {
-      const auto b = static_cast<std::size_t>(by_lo[y]);
-      if (in.lo[b] > in.hi[a]) break;
-      in.overlaps[a].push_back(static_cast<int>(b));
-      in.overlaps[b].push_back(static_cast<int>(a));
-    }
-  }
-  for (std::size_t b = 0; b < n; ++b) {
-    std::sort(in.overlaps[b].begin(), in.overlaps[b].end());
-    for (int s = in.lo[b]; s <= in.hi[b]; ++s)
-      in.section_buffers[static_cast<std::size_t>(s)].push_back(static_cast<int>(b));
-    // The fixed records live with it (fewer than the ranges of its sections summed when
-    // fixed records live long, as in the neighbourhood search's windows).
-    std::vector<Interval> obstacles;
-    const UsageRecord& r = problem.records[in.record[b]];
-    for (std::size_t i : fixed)
-      if (Conflicts(r, problem.records[i])) {
-        const Units begin = *problem.fixed_offsets[i] / in.unit;
-        obstacles.push_back({begin, begin + problem.records[i].size / in.unit});
-      }
-    in.buffer_obstacles[b] = Merge(std::move(obstacles));
-  }
+  LinkBuffers(problem, fixed, in);
   return in;
 }
 

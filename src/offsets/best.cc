@@ -55,7 +55,7 @@ struct OrderChoice {
   // The named strategy that is this order with `named_fit`, or nullptr: its plan, when
   // known, is taken instead of placing the order again.
   const char* named = nullptr;
-  Fit named_fit = Fit::kBest;
+  Fit named_fit = Fit::kSmallestGap;
   // Numbered after strip_packing's slot: variants added to the portfolio later than it
   // lose ties to it and to the earlier ones, which keeps earlier plans.
   bool late = false;
@@ -63,13 +63,13 @@ struct OrderChoice {
 
 const char* FitLabel(Fit fit) {
   switch (fit) {
-    case Fit::kBest:
+    case Fit::kSmallestGap:
       return "best fit";
-    case Fit::kFirst:
+    case Fit::kLowestGap:
       return "first fit";
     case Fit::kArena:
       return "arena best fit";
-    case Fit::kTop:
+    case Fit::kAboveAll:
       return "no gap reuse";
   }
   return "";
@@ -79,8 +79,8 @@ const char* FitLabel(Fit fit) {
 // full pass over the records, so the list there keeps the cheap and the diverse ones.
 std::vector<OrderChoice> Choices(std::size_t records) {
   const bool small = records <= kBestSmallProblem;
-  const std::vector<Fit> fits =
-      small ? std::vector<Fit>{Fit::kBest, Fit::kFirst} : std::vector<Fit>{Fit::kBest};
+  const std::vector<Fit> fits = small ? std::vector<Fit>{Fit::kSmallestGap, Fit::kLowestGap}
+                                      : std::vector<Fit>{Fit::kSmallestGap};
   constexpr std::size_t kAny = ~std::size_t{0};
   constexpr std::size_t kMedium = 200'000;
   std::vector<OrderChoice> all;
@@ -97,7 +97,7 @@ std::vector<OrderChoice> Choices(std::size_t records) {
                  false, false});
   all.push_back({"size, reverse ties (tflm_greedy)",
                  [](const Context& c) { return TflmOrder(c.problem); },
-                 {Fit::kFirst},
+                 {Fit::kLowestGap},
                  kAny,
                  false,
                  false});
@@ -113,16 +113,16 @@ std::vector<OrderChoice> Choices(std::size_t records) {
                  false,
                  false,
                  nullptr,
-                 Fit::kBest,
+                 Fit::kSmallestGap,
                  true});
   all.push_back({"tvm_greedy",
                  [](const Context& c) { return TvmOrder(c.problem); },
-                 {Fit::kTop},
+                 {Fit::kAboveAll},
                  kAny,
                  false,
                  false,
                  nullptr,
-                 Fit::kBest,
+                 Fit::kSmallestGap,
                  true});
   // The variants that are named strategies, whose plans a caller may know already.
   const std::pair<std::string_view, const char*> named[] = {
@@ -139,7 +139,7 @@ std::vector<OrderChoice> Choices(std::size_t records) {
     for (const auto& [label, strategy] : named) {
       if (c.label != label) continue;
       c.named = strategy;
-      c.named_fit = c.fits.size() == 1 ? c.fits.front() : Fit::kBest;
+      c.named_fit = c.fits.size() == 1 ? c.fits.front() : Fit::kSmallestGap;
     }
   }
   std::vector<OrderChoice> out;
@@ -183,11 +183,21 @@ void ForEachItem(std::size_t count, unsigned workers,
   for (std::thread& t : threads) t.join();
 }
 
+// Which greedy variant made a candidate: an order (its index among the choices) with a
+// fit rule. Stage 3 starts its searches from the winning variants by this identity.
+struct GreedyVariant {
+  std::size_t choice = 0;
+  Fit fit = Fit::kSmallestGap;
+  friend bool operator==(const GreedyVariant&, const GreedyVariant&) = default;
+};
+
 // A finished candidate plan.
 struct Candidate {
   Bytes arena = 0;             // its arena
   std::vector<Bytes> offsets;  // its offsets
   std::string detail;          // how it was made
+  std::optional<GreedyVariant> from =
+      std::nullopt;  // the greedy variant that made it, if one did as it is
 };
 
 // Candidates in a fixed order of slots, and the shared limits that let unfinished ones
@@ -215,13 +225,13 @@ class Results {
     slots_[slot] = std::move(candidate);
   }
 
-  // The detail of the smallest candidate among slots [0, end), the earliest on ties.
-  std::string DetailOfBestBefore(std::size_t end) {
+  // The variant of the smallest candidate among slots [0, end), the earliest on ties.
+  std::optional<GreedyVariant> VariantOfBestBefore(std::size_t end) {
     std::lock_guard lock(mutex_);
     const std::optional<Candidate>* best = nullptr;
     for (std::size_t s = 0; s < end && s < slots_.size(); ++s)
       if (slots_[s] && (!best || slots_[s]->arena < (*best)->arena)) best = &slots_[s];
-    return best ? (*best)->detail : std::string();
+    return best ? (*best)->from : std::nullopt;
   }
 
   // The smallest candidate, the earliest on ties.
@@ -267,7 +277,7 @@ std::optional<Candidate> AnchoredAtPeak(const Context& context,
   std::size_t slots = 0;
   for (std::size_t c = 0; c < choices.size(); ++c) {
     for (Fit fit : choices[c].fits)
-      if (fit == Fit::kBest || fit == Fit::kFirst) fits[c].push_back(fit);
+      if (fit == Fit::kSmallestGap || fit == Fit::kLowestGap) fits[c].push_back(fit);
     first_slot[c] = slots;
     slots += fits[c].size();
   }
@@ -292,50 +302,81 @@ std::optional<Candidate> AnchoredAtPeak(const Context& context,
   return std::nullopt;
 }
 
-}  // namespace
+// A known plan of a named strategy, or nullptr.
+const OffsetPlan* KnownPlan(std::span<const OffsetPlan> known, std::string_view strategy) {
+  for (const OffsetPlan& plan : known)
+    if (plan.strategy == strategy) return &plan;
+  return nullptr;
+}
 
-namespace offsets_internal {
+// Stage 1's slots (the order of ties): each order's fits, strip_packing, the orders
+// added later, naive.
+struct GreedySlots {
+  std::vector<std::size_t> first;  // slot of each choice's first fit
+  std::size_t strip = 0;
+  std::size_t naive = 0;
+  std::size_t count = 0;
+};
 
-OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
-                               std::span<const OffsetPlan> known) {
-  // A known plan of a named strategy, or nullptr.
-  auto known_plan = [&](std::string_view strategy) -> const OffsetPlan* {
-    for (const OffsetPlan& plan : known)
-      if (plan.strategy == strategy) return &plan;
-    return nullptr;
-  };
-  const CompactSteps steps = Compact(problem);
-  const ConflictIndex index(steps);
-  const Context context{problem, steps, index};
-  const bool small = problem.size() <= kBestSmallProblem;
-  const Bytes bound = StopBound(problem);
-  if (problem.size() < kParallelFrom) workers = 1;
-
-  // Stage 1: the greedy variants, one order per item, its fits in turn; then
-  // strip_packing and naive as two more items (they are no greedy orders).
-  const std::vector<OrderChoice> choices = Choices(problem.size());
-  std::vector<std::size_t> first_slot(choices.size());  // slot of each choice's first fit
-  std::size_t slots = 0;
+GreedySlots NumberGreedySlots(const std::vector<OrderChoice>& choices) {
+  GreedySlots slots;
+  slots.first.resize(choices.size());
   for (std::size_t c = 0; c < choices.size(); ++c) {
     if (choices[c].late) continue;
-    first_slot[c] = slots;
-    slots += choices[c].fits.size();
+    slots.first[c] = slots.count;
+    slots.count += choices[c].fits.size();
   }
-  const std::size_t strip_slot = slots++;
+  slots.strip = slots.count++;
   for (std::size_t c = 0; c < choices.size(); ++c) {
     if (!choices[c].late) continue;
-    first_slot[c] = slots;
-    slots += choices[c].fits.size();
+    slots.first[c] = slots.count;
+    slots.count += choices[c].fits.size();
   }
-  const std::size_t naive_slot = slots++;
-  Results greedy(slots, bound);
-  std::vector<std::vector<std::size_t>> orders(choices.size());  // kept for the searches
-  std::vector<Bytes> strip;                                      // strip_packing's offsets
-  std::vector<std::optional<Placer>> placers(workers);
-  auto placer_for = [&](unsigned worker) -> Placer& {
-    if (!placers[worker]) placers[worker].emplace(problem, steps, index);
-    return *placers[worker];
-  };
+  slots.naive = slots.count++;
+  return slots;
+}
+
+// What stage 1 leaves to stage 3: each order (small problems only) and strip_packing's
+// offsets.
+struct GreedyOrders {
+  std::vector<std::vector<std::size_t>> orders;
+  std::vector<Bytes> strip;
+};
+
+// One greedy order with its fits in turn, into its slots (a known plan of the named
+// strategy it reproduces is taken instead of placing it again).
+void PlaceChoice(const Context& context, const OrderChoice& choice, std::size_t item,
+                 std::size_t first_slot, std::span<const OffsetPlan> known, Placer& placer,
+                 Results& greedy, std::vector<std::size_t>& order) {
+  const Problem& problem = context.problem;
+  order = choice.make(context);
+  for (std::size_t f = 0; f < choice.fits.size(); ++f) {
+    const std::size_t slot = first_slot + f;
+    if (greedy.Settled(slot)) break;
+    const Fit fit = choice.fits[f];
+    const std::string label = std::string(choice.label) + " order, " + FitLabel(fit);
+    const OffsetPlan* same =
+        choice.named && fit == choice.named_fit ? KnownPlan(known, choice.named) : nullptr;
+    if (same) {
+      greedy.Add(slot, {ArenaBytes(problem, same->offsets), same->offsets, label,
+                        GreedyVariant{item, fit}});
+      continue;
+    }
+    placer.Reset(fit != Fit::kArena);
+    if (!placer.PlaceAll(order, fit, greedy.Limit())) continue;
+    greedy.Add(slot, {placer.ArenaSoFar(), placer.Offsets(), label, GreedyVariant{item, fit}});
+  }
+}
+
+// Stage 1: the greedy variants, one order per item, its fits in turn; then
+// strip_packing and naive as two more items (they are no greedy orders).
+GreedyOrders RunGreedyStage(const Context& context, const std::vector<OrderChoice>& choices,
+                            const GreedySlots& slots, std::span<const OffsetPlan> known,
+                            bool keep_orders, unsigned workers,
+                            const std::function<Placer&(unsigned)>& placer_for, Results& greedy) {
+  const Problem& problem = context.problem;
+  GreedyOrders out;
+  out.orders.resize(choices.size());
   // Which item runs when changes only the time taken, never the result: the cheap
   // execution order first, so its plan lets the others give up early; strip_packing
   // (slow, and unable to give up) next, beside the rest.
@@ -348,58 +389,38 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
   ForEachItem(run_order.size(), workers, [&](std::size_t position, unsigned worker) {
     const std::size_t item = run_order[position];
     if (item == choices.size()) {
-      if (greedy.Settled(strip_slot)) return;
-      const OffsetPlan* known_strip = known_plan("strip_packing");
-      strip = known_strip ? known_strip->offsets : PlanStripPacking(problem).offsets;
-      greedy.Add(strip_slot, {ArenaBytes(problem, strip), strip, "strip_packing"});
+      if (greedy.Settled(slots.strip)) return;
+      const OffsetPlan* known_strip = KnownPlan(known, "strip_packing");
+      out.strip = known_strip ? known_strip->offsets : PlanStripPacking(problem).offsets;
+      greedy.Add(slots.strip, {ArenaBytes(problem, out.strip), out.strip, "strip_packing"});
       return;
     }
     if (item == choices.size() + 1) {
-      if (greedy.Settled(naive_slot)) return;
-      const OffsetPlan* known_naive = known_plan("naive");
+      if (greedy.Settled(slots.naive)) return;
+      const OffsetPlan* known_naive = KnownPlan(known, "naive");
       std::vector<Bytes> naive = known_naive ? known_naive->offsets : PlanNaive(problem).offsets;
-      greedy.Add(naive_slot, {ArenaBytes(problem, naive), std::move(naive), "naive"});
+      greedy.Add(slots.naive, {ArenaBytes(problem, naive), std::move(naive), "naive"});
       return;
     }
-    const OrderChoice& choice = choices[item];
-    if (greedy.Settled(first_slot[item])) return;
-    std::vector<std::size_t> order = choice.make(context);
-    Placer& placer = placer_for(worker);
-    for (std::size_t f = 0; f < choice.fits.size(); ++f) {
-      const std::size_t slot = first_slot[item] + f;
-      if (greedy.Settled(slot)) break;
-      const Fit fit = choice.fits[f];
-      const OffsetPlan* same =
-          choice.named && fit == choice.named_fit ? known_plan(choice.named) : nullptr;
-      if (same) {
-        greedy.Add(slot, {ArenaBytes(problem, same->offsets), same->offsets,
-                          std::string(choice.label) + " order, " + FitLabel(fit)});
-        continue;
-      }
-      placer.Reset(fit != Fit::kArena);
-      if (!placer.PlaceAll(order, fit, greedy.Limit())) continue;
-      greedy.Add(slot, {placer.ArenaSoFar(), placer.Offsets(),
-                        std::string(choice.label) + " order, " + FitLabel(fit)});
-    }
-    if (small) orders[item] = std::move(order);
+    if (greedy.Settled(slots.first[item])) return;
+    std::vector<std::size_t> order;
+    PlaceChoice(context, choices[item], item, slots.first[item], known, placer_for(worker), greedy,
+                order);
+    if (keep_orders) out.orders[item] = std::move(order);
   });
-  // The winner among the variants up to strip_packing: stage 3 searches from it too.
-  const std::string classic = greedy.DetailOfBestBefore(strip_slot + 1);
-  std::optional<Candidate> best = greedy.Take();
-  if (best->arena > bound) {
-    if (std::optional<Candidate> anchored =
-            AnchoredAtPeak(context, choices, *best, bound, workers, placer_for))
-      best = std::move(anchored);
-  }
-  auto finish = [&](Candidate c) {
-    OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(c.offsets));
-    plan.detail = std::move(c.detail);
-    return plan;
-  };
-  if (!small || best->arena <= bound) return finish(std::move(*best));
+  return out;
+}
 
-  // Stage 3 (small problems): order searches from the winner, from the diverse orders
-  // and from strip_packing's plan read bottom-up.
+// Stage 3 (small problems): order searches from the winner, from the winner among the
+// variants up to strip_packing (`classic`), from the diverse orders and from
+// strip_packing's plan read bottom-up. The best plan found, if one was.
+std::optional<Candidate> SearchFromStarts(const Context& context,
+                                          const std::vector<OrderChoice>& choices,
+                                          const GreedyOrders& greedy, const Candidate& winner,
+                                          const std::optional<GreedyVariant>& classic, Bytes bound,
+                                          unsigned workers,
+                                          const std::function<Placer&(unsigned)>& placer_for) {
+  const Problem& problem = context.problem;
   struct Start {
     std::vector<std::size_t> order;  // where the search starts
     Fit fit;                         // with this fit rule
@@ -409,19 +430,19 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
   for (std::size_t c = 0; c < choices.size(); ++c) {
     for (Fit fit : choices[c].fits) {
       const std::string label = std::string(choices[c].label) + " order, " + FitLabel(fit);
-      if (orders[c].empty()) continue;  // no online records
-      if (label == best->detail)
-        starts.insert(starts.begin(), {orders[c], fit, label});
-      else if (label == classic)
-        starts.insert(starts.begin() + (starts.empty() ? 0 : 1), {orders[c], fit, label});
+      if (greedy.orders[c].empty()) continue;  // no online records
+      if (winner.from == GreedyVariant{c, fit})
+        starts.insert(starts.begin(), {greedy.orders[c], fit, label});
+      else if (classic == GreedyVariant{c, fit})
+        starts.insert(starts.begin() + (starts.empty() ? 0 : 1), {greedy.orders[c], fit, label});
       else if (choices[c].search_from)
-        starts.push_back({orders[c], fit, label});
+        starts.push_back({greedy.orders[c], fit, label});
     }
   }
   std::vector<std::size_t> bottom_up = OnlineRecords(problem);
   std::stable_sort(bottom_up.begin(), bottom_up.end(),
-                   [&](std::size_t a, std::size_t b) { return strip[a] < strip[b]; });
-  for (Fit fit : {Fit::kFirst, Fit::kBest})
+                   [&](std::size_t a, std::size_t b) { return greedy.strip[a] < greedy.strip[b]; });
+  for (Fit fit : {Fit::kLowestGap, Fit::kSmallestGap})
     starts.push_back({bottom_up, fit, std::string("strip_packing's order, ") + FitLabel(fit)});
 
   Results found(starts.size(), bound);
@@ -434,9 +455,49 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
       found.Add(item, {result->arena, std::move(result->offsets),
                        fmt::format("{}, reordered ({} tries)", start.label, result->tries)});
   });
-  if (std::optional<Candidate> better = found.Take(); better && better->arena < best->arena)
-    best = std::move(better);
-  return finish(std::move(*best));
+  return found.Take();
+}
+
+}  // namespace
+
+namespace offsets_internal {
+
+OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
+                               std::span<const OffsetPlan> known) {
+  const CompactSteps steps = Compact(problem);
+  const ConflictIndex index(steps);
+  const Context context{problem, steps, index};
+  const bool small = problem.size() <= kBestSmallProblem;
+  const Bytes bound = StopBound(problem);
+  if (problem.size() < kParallelFrom) workers = 1;
+  std::vector<std::optional<Placer>> placers(workers);
+  const std::function<Placer&(unsigned)> placer_for = [&](unsigned worker) -> Placer& {
+    if (!placers[worker]) placers[worker].emplace(problem, steps, index);
+    return *placers[worker];
+  };
+
+  const std::vector<OrderChoice> choices = Choices(problem.size());
+  const GreedySlots slots = NumberGreedySlots(choices);
+  Results greedy(slots.count, bound);
+  const GreedyOrders orders =
+      RunGreedyStage(context, choices, slots, known, small, workers, placer_for, greedy);
+  // The winner among the variants up to strip_packing: stage 3 searches from it too.
+  const std::optional<GreedyVariant> classic = greedy.VariantOfBestBefore(slots.strip + 1);
+  std::optional<Candidate> best = greedy.Take();
+  if (best->arena > bound) {
+    // Stage 2 (peak_anchor.h).
+    if (std::optional<Candidate> anchored =
+            AnchoredAtPeak(context, choices, *best, bound, workers, placer_for))
+      best = std::move(anchored);
+  }
+  if (small && best->arena > bound)
+    if (std::optional<Candidate> better =
+            SearchFromStarts(context, choices, orders, *best, classic, bound, workers, placer_for);
+        better && better->arena < best->arena)
+      best = std::move(better);
+  OffsetPlan plan = MakeOffsetPlan(problem, "best", std::move(best->offsets));
+  plan.detail = std::move(best->detail);
+  return plan;
 }
 
 }  // namespace offsets_internal

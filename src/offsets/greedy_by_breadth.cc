@@ -13,7 +13,7 @@ OffsetPlan PlanGreedyByBreadth(const Problem& problem) {
   const CompactSteps steps = Compact(problem);
   const ConflictIndex index(steps);
   Placer placer(problem, steps, index);
-  placer.PlaceAll(BreadthOrder(problem, steps), Fit::kBest);
+  placer.PlaceAll(BreadthOrder(problem, steps), Fit::kSmallestGap);
   return MakeOffsetPlan(problem, "greedy_by_breadth", placer.Offsets());
 }
 

@@ -12,7 +12,7 @@ namespace memplan {
 
 OffsetPlan PlanGreedyBySize(const Problem& problem) {
   using namespace offsets_internal;
-  return PlaceInOrder(problem, SizeOrder(problem), Fit::kBest, "greedy_by_size");
+  return PlaceInOrder(problem, SizeOrder(problem), Fit::kSmallestGap, "greedy_by_size");
 }
 
 }  // namespace memplan

@@ -11,7 +11,7 @@ namespace memplan {
 
 OffsetPlan PlanGreedyInOrder(const Problem& problem) {
   using namespace offsets_internal;
-  return PlaceInOrder(problem, StartOrder(problem), Fit::kBest, "greedy_in_order");
+  return PlaceInOrder(problem, StartOrder(problem), Fit::kSmallestGap, "greedy_in_order");
 }
 
 }  // namespace memplan

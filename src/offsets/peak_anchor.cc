@@ -33,7 +33,7 @@ bool PlaceAnchored(Placer& placer, std::span<const std::size_t> anchor,
   placer.Reset();
   // The anchored records all conflict with each other (they share a step), so first
   // fit in their order packs them bottom-up, around any fixed record.
-  if (!placer.PlaceAll(anchor, Fit::kFirst, give_up_above)) return false;
+  if (!placer.PlaceAll(anchor, Fit::kLowestGap, give_up_above)) return false;
   return placer.PlaceAll(rest, fit, give_up_above);
 }
 

@@ -116,8 +116,8 @@ ConflictIndex::ConflictIndex(const CompactSteps& steps) {
 
 Bytes ChooseOffset(Fit fit, std::span<const Neighbour> placed, Bytes size, Bytes alignment) {
   switch (fit) {
-    case Fit::kBest:
-    case Fit::kFirst: {
+    case Fit::kSmallestGap:
+    case Fit::kLowestGap: {
       Bytes prev = 0;  // aligned end of everything walked so far
       Bytes best_gap = std::numeric_limits<Bytes>::max();
       std::optional<Bytes> best;
@@ -127,7 +127,7 @@ Bytes ChooseOffset(Fit fit, std::span<const Neighbour> placed, Bytes size, Bytes
           if (gap >= size && gap < best_gap) {
             best_gap = gap;
             best = prev;
-            if (fit == Fit::kFirst) return prev;
+            if (fit == Fit::kLowestGap) return prev;
           }
         }
         prev = std::max(prev, AlignUp(p.offset + p.size, alignment));
@@ -149,7 +149,7 @@ Bytes ChooseOffset(Fit fit, std::span<const Neighbour> placed, Bytes size, Bytes
       }
       return best ? *best : AlignUp(current, alignment);
     }
-    case Fit::kTop: {
+    case Fit::kAboveAll: {
       Bytes top = 0;
       for (const Neighbour& p : placed) top = std::max(top, AlignUp(p.offset + p.size, alignment));
       return top;
@@ -230,8 +230,8 @@ Bytes ChooseOffsetInBlocks(Fit fit, std::span<const std::span<const OccupancyTre
                            Bytes size, Bytes alignment) {
   using Block = OccupancyTree::Block;
   switch (fit) {
-    case Fit::kBest:
-    case Fit::kFirst: {
+    case Fit::kSmallestGap:
+    case Fit::kLowestGap: {
       // ChooseOffset's walk over the union's blocks: the gaps it sees are the union's
       // gaps (size > 0 never fits the empty gaps between touching records).
       Bytes prev = 0;
@@ -244,7 +244,7 @@ Bytes ChooseOffsetInBlocks(Fit fit, std::span<const std::span<const OccupancyTre
             best_gap = gap;
             best = prev;
             // A first fit is final; so is a best fit without slack (no gap can beat it).
-            if (fit == Fit::kFirst || gap == size) return false;
+            if (fit == Fit::kLowestGap || gap == size) return false;
           }
         }
         prev = std::max(prev, b.end);
@@ -269,7 +269,7 @@ Bytes ChooseOffsetInBlocks(Fit fit, std::span<const std::span<const OccupancyTre
       });
       return best ? *best : AlignUp(current, alignment);
     }
-    case Fit::kTop: {
+    case Fit::kAboveAll: {
       Bytes top = 0;
       for (const auto& list : lists)
         if (!list.empty()) top = std::max(top, list.back().end);
@@ -438,7 +438,7 @@ Bytes Placer::Place(std::size_t r, Fit fit) {
 bool Placer::TreeAnswers(Fit fit, Bytes size) const {
   // Empty records fit the empty gaps between touching records, which unions lose; a
   // placement whose rule reads ends the other way than the tree keeps them is rare.
-  return tree_ && tree_unaligned_ == (fit == Fit::kArena) && (size > 0 || fit == Fit::kTop);
+  return tree_ && tree_unaligned_ == (fit == Fit::kArena) && (size > 0 || fit == Fit::kAboveAll);
 }
 
 void Placer::Prefetch(std::size_t r, int stage) const {

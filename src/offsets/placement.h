@@ -116,18 +116,17 @@ struct Neighbour {
 // How a record picks its offset among the placed records it conflicts with, walked in
 // offset order (equal offsets in placement order).
 enum class Fit {
-  // TensorFlow Lite GPU (docs/offsets.md, greedy_by_size): the smallest gap that fits, gap starts
-  // at
-  // the aligned running maximum of ends; else above them all.
-  kBest,
+  // TensorFlow Lite GPU's best fit (docs/offsets.md, greedy_by_size): the smallest gap that
+  // fits, gap starts at the aligned running maximum of ends; else above them all.
+  kSmallestGap,
   // The lowest gap that fits, same gaps (TensorFlow Lite Micro's first fit when sizes are
-  // rounded up to the alignment, docs/offsets.md, tflm_greedy); else above them all.
-  kFirst,
-  // TensorFlow Lite CPU's SimpleMemoryArena (2.4): aligned candidate starts, fit measured
-  // from the unaligned running end, stop at a perfect fit.
+  // rounded up to the alignment: docs/offsets.md, tflm_greedy); else above them all.
+  kLowestGap,
+  // TensorFlow Lite CPU's SimpleMemoryArena (docs/offsets.md, tflite_cpu): aligned candidate
+  // starts, fit measured from the unaligned running end, stop at a perfect fit.
   kArena,
-  // No gap reuse (TVM USMP greedy, 2.9): just above the highest conflicting record.
-  kTop,
+  // No gap reuse (docs/offsets.md, tvm_greedy): just above the highest conflicting record.
+  kAboveAll,
 };
 
 // Offset for `size` bytes among `placed` (sorted by offset, then order) under `fit`.

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "memplan/error.h"
-#include "memplan/exact.h"
 #include "memplan/offsets.h"
 
 namespace memplan {
@@ -33,20 +32,31 @@ constexpr std::array kStrategies = {
                    &PlanXlaTemporal},
     OffsetStrategy{"tvm_greedy", "TVM USMP greedy by size, no gap reuse", &PlanTvmGreedy},
     OffsetStrategy{"best", "the smallest of many orders x fits, stops at the lower bound",
-                   &PlanBest},
-    OffsetStrategy{"exact", "provably optimal branch and bound (10 s budget)", &PlanExact},
+                   &PlanBest, &PlanBestReusing},
 };
+
+// The strategies of this area, then those registered from areas above it (the exact
+// solver's). Built on first use, so registration during static initialization works in
+// any order of translation units.
+std::vector<OffsetStrategy>& Table() {
+  static std::vector<OffsetStrategy> table(kStrategies.begin(), kStrategies.end());
+  return table;
+}
 
 }  // namespace
 
 std::span<const OffsetStrategy> OffsetStrategies() {
-  return kStrategies;
+  return Table();
 }
 
 const OffsetStrategy* FindOffsetStrategy(std::string_view name) {
-  for (const OffsetStrategy& s : kStrategies)
+  for (const OffsetStrategy& s : Table())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+void RegisterOffsetStrategy(const OffsetStrategy& strategy) {
+  if (!FindOffsetStrategy(strategy.name)) Table().push_back(strategy);
 }
 
 OffsetPlan PlanOffsets(const Problem& problem, std::string_view name) {
@@ -58,7 +68,7 @@ OffsetPlan PlanOffsets(const Problem& problem, std::string_view name,
   const OffsetStrategy* strategy = FindOffsetStrategy(name);
   if (!strategy) {
     std::string names;
-    for (const OffsetStrategy& s : kStrategies) names += fmt::format(" {}", s.name);
+    for (const OffsetStrategy& s : Table()) names += fmt::format(" {}", s.name);
     throw UsageError(fmt::format("unknown offsets strategy '{}'; known:{}", name, names));
   }
   Validate(problem);
@@ -67,8 +77,8 @@ OffsetPlan PlanOffsets(const Problem& problem, std::string_view name,
   for (const OffsetPlan& plan : known)
     if (plan.offsets.size() == problem.size() && FindViolations(problem, plan, 1).empty())
       usable.push_back(plan);
-  OffsetPlan plan = name == "best" && !usable.empty() ? PlanBestReusing(problem, usable)
-                                                      : strategy->plan(problem);
+  OffsetPlan plan = strategy->reuse && !usable.empty() ? strategy->reuse(problem, usable)
+                                                       : strategy->plan(problem);
   plan.strategy = std::string(strategy->name);
   VerifyOrThrow(problem, plan);
   return plan;

@@ -13,7 +13,7 @@ namespace memplan {
 
 OffsetPlan PlanTflmGreedy(const Problem& problem) {
   using namespace offsets_internal;
-  return PlaceInOrder(problem, TflmOrder(problem), Fit::kFirst, "tflm_greedy");
+  return PlaceInOrder(problem, TflmOrder(problem), Fit::kLowestGap, "tflm_greedy");
 }
 
 }  // namespace memplan

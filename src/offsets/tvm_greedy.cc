@@ -10,7 +10,7 @@ namespace memplan {
 
 OffsetPlan PlanTvmGreedy(const Problem& problem) {
   using namespace offsets_internal;
-  return PlaceInOrder(problem, TvmOrder(problem), Fit::kTop, "tvm_greedy");
+  return PlaceInOrder(problem, TvmOrder(problem), Fit::kAboveAll, "tvm_greedy");
 }
 
 }  // namespace memplan

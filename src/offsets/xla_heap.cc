@@ -11,12 +11,12 @@ namespace memplan {
 
 OffsetPlan PlanXlaSpatial(const Problem& problem) {
   using namespace offsets_internal;
-  return PlaceInOrder(problem, SizeThenLifetimeOrder(problem), Fit::kBest, "xla_spatial");
+  return PlaceInOrder(problem, SizeThenLifetimeOrder(problem), Fit::kSmallestGap, "xla_spatial");
 }
 
 OffsetPlan PlanXlaTemporal(const Problem& problem) {
   using namespace offsets_internal;
-  return PlaceInOrder(problem, LifetimeOrder(problem), Fit::kBest, "xla_temporal");
+  return PlaceInOrder(problem, LifetimeOrder(problem), Fit::kSmallestGap, "xla_temporal");
 }
 
 }  // namespace memplan

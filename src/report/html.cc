@@ -43,17 +43,11 @@ double Ratio(Bytes bytes, Bytes bound) {
   return bound == 0 ? 1.0 : static_cast<double>(bytes) / static_cast<double>(bound);
 }
 
-}  // namespace
-
-std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& plans,
-                       std::size_t initial) {
-  if (plans.empty()) throw InternalError("HTML report with no plan");
-  if (initial >= plans.size()) initial = 0;
+// The page's data for its script: tensors, steps, live bytes and every plan.
+nlohmann::ordered_json PageData(const Workload& workload, const std::vector<MapPlan>& plans,
+                                std::size_t initial, const std::vector<std::string>& ops,
+                                const std::vector<StepLabel>& steps) {
   const Problem& problem = workload.problem;
-  const MapTotals totals = ComputeMapTotals(problem);
-  const auto ops = TensorOpSummaries(workload);
-  const auto steps = StepLabels(workload);
-
   nlohmann::ordered_json data;
   data["input"] = workload.label;
   data["initial"] = initial;
@@ -67,7 +61,6 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
   auto& live = data["live"] = nlohmann::ordered_json::array();
   for (const auto& [step, bytes] : LiveBytesChanges(problem)) live.push_back({step, bytes});
   auto& plan_data = data["plans"] = nlohmann::ordered_json::array();
-  Bytes largest = 1, smallest = plans[0].bytes;
   for (const MapPlan& p : plans) {
     nlohmann::ordered_json j{{"key", p.key}, {"bytes", p.bytes}};
     if (p.object_sizes.empty()) {
@@ -77,28 +70,19 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
       j["sizes"] = p.object_sizes;
     }
     plan_data.push_back(std::move(j));
+  }
+
+  return data;
+}
+
+// The plans' table: the header, then a row per plan under a line per mode.
+std::string PlansTable(const std::vector<MapPlan>& plans, const MapTotals& totals) {
+  Bytes largest = 1, smallest = plans[0].bytes;
+  for (const MapPlan& p : plans) {
     largest = std::max(largest, p.bytes);
     smallest = std::min(smallest, p.bytes);
   }
-
-  const std::string title = report::XmlEscape(workload.label);
-  std::string out = fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>memplan: {}</title>\n<style>\n{}</style>\n</head>\n<body>\n<header>\n"
-      "<h1>Memory plans of {}</h1>\n<div class=\"facts\">",
-      title, report::kHtmlStyle, title);
-  out += fmt::format("{} tensors · {} steps", problem.size(), totals.steps);
-  if (workload.graph) out += fmt::format(" · {} ops", workload.ops);
-  out += fmt::format(" · lower bound {}", HumanBytes(totals.lower_bound));
-  // Shared-objects plans have their own floor, Σ positional maximums (docs/objects.md).
-  if (std::any_of(plans.begin(), plans.end(),
-                  [](const MapPlan& p) { return !p.object_sizes.empty(); }))
-    out += fmt::format(" (shared objects: {})", HumanBytes(ObjectsLowerBound(problem)));
-  out += fmt::format(" · naive {} · alignment {} B</div>\n</header>\n", HumanBytes(totals.naive),
-                     problem.alignment);
-
-  // The plans' table: one row per plan, under a line per mode; a row links to its map.
+  std::string out;
   out +=
       "<div class=\"layout\">\n<aside>\n<section>\n<h2>Plans</h2>\n<table id=\"plans\">\n"
       "<thead><tr><th>plan</th><th>size</th><th>× bound</th><th></th></tr></thead>\n<tbody>\n";
@@ -125,6 +109,41 @@ std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& pla
         Ratio(p.bytes, totals.lower_bound),
         100.0 * static_cast<double>(p.bytes) / static_cast<double>(largest));
   }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderHtml(const Workload& workload, const std::vector<MapPlan>& plans,
+                       std::size_t initial) {
+  if (plans.empty()) throw InternalError("HTML report with no plan");
+  if (initial >= plans.size()) initial = 0;
+  const Problem& problem = workload.problem;
+  const MapTotals totals = ComputeMapTotals(problem);
+  const auto ops = TensorOpSummaries(workload);
+  const auto steps = StepLabels(workload);
+
+  const nlohmann::ordered_json data = PageData(workload, plans, initial, ops, steps);
+
+  const std::string title = report::XmlEscape(workload.label);
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>memplan: {}</title>\n<style>\n{}</style>\n</head>\n<body>\n<header>\n"
+      "<h1>Memory plans of {}</h1>\n<div class=\"facts\">",
+      title, report::kHtmlStyle, title);
+  out += fmt::format("{} tensors · {} steps", problem.size(), totals.steps);
+  if (workload.graph) out += fmt::format(" · {} ops", workload.ops);
+  out += fmt::format(" · lower bound {}", HumanBytes(totals.lower_bound));
+  // Shared-objects plans have their own floor, Σ positional maximums (docs/objects.md).
+  if (std::any_of(plans.begin(), plans.end(),
+                  [](const MapPlan& p) { return !p.object_sizes.empty(); }))
+    out += fmt::format(" (shared objects: {})", HumanBytes(ObjectsLowerBound(problem)));
+  out += fmt::format(" · naive {} · alignment {} B</div>\n</header>\n", HumanBytes(totals.naive),
+                     problem.alignment);
+
+  // The plans' table: one row per plan, under a line per mode; a row links to its map.
+  out += PlansTable(plans, totals);
   out +=
       "</tbody>\n</table>\n<p class=\"hint\">Click a row to see its map. × bound: the plan's "
       "size over the lower bound, the peak of live bytes that no plan can go under.</p>\n"

@@ -1,4 +1,4 @@
-#include "tools/offline_check.h"
+#include "memplan/offline_check.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "memplan/tflite.h"
 #include "memplan/vela.h"
 
-namespace memplan::cli {
+namespace memplan {
 
 OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& rules,
                               Bytes alignment, std::size_t limit,
@@ -126,4 +126,4 @@ void RefuseUnsoundOfflinePlan(const Workload& workload, const std::string& input
       std::min(kListed, check.violations.size()), input, listed));
 }
 
-}  // namespace memplan::cli
+}  // namespace memplan

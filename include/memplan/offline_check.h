@@ -1,6 +1,7 @@
 #pragma once
 // Checks the offline plan a model carries (TFLM's OfflineMemoryAllocation offsets) as
-// TFLM would use it, for `memplan verify MODEL.tflite` and for what `embed` writes.
+// TFLM would use it: what `memplan verify MODEL.tflite` reports, and the check of every
+// plan `memplan embed` writes.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -9,7 +10,7 @@
 #include "memplan/plan.h"
 #include "memplan/workload.h"
 
-namespace memplan::cli {
+namespace memplan {
 
 struct OfflineCheck {
   std::vector<Violation> violations;  // empty when the plan is sound
@@ -41,4 +42,4 @@ OfflineCheck CheckOfflinePlan(const Workload& workload, const InPlaceRuleSet& ru
 // printed. Nothing for a workload without an offline plan.
 void RefuseUnsoundOfflinePlan(const Workload& workload, const std::string& input);
 
-}  // namespace memplan::cli
+}  // namespace memplan

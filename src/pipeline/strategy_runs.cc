@@ -1,4 +1,4 @@
-#include "tools/strategy_runs.h"
+#include "memplan/pipeline.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "memplan/offsets.h"
 #include "memplan/table.h"
 
-namespace memplan::cli {
+namespace memplan {
 
 std::vector<std::string> ExpandStrategies(const std::vector<std::string>& requested) {
   std::vector<std::string> keys;
@@ -47,21 +47,28 @@ std::vector<std::string> ExpandStrategies(const std::vector<std::string>& reques
 
 namespace {
 
-// Above this many records, min_cost_flow's network simplex takes seconds to minutes
-// (28 s at 20,000): a group leaves it out unless it is named.
-constexpr std::size_t kSlowPeerRecords = 10000;
-
-// Why a group leaves `key` out on `problem`, or nothing.
-std::string LeftOutReason(const std::string& key, std::size_t records) {
-  if (key == "objects/min_cost_flow" && records > kSlowPeerRecords)
-    return fmt::format("it takes seconds to minutes above {}", WithThousands(kSlowPeerRecords));
-  return {};
+// Why a group leaves a strategy out on a problem of `records` records (its table entry's
+// size limit), or nothing.
+template <typename Strategy>
+std::string LeftOutReason(const Strategy* entry, std::size_t records) {
+  if (!entry || entry->group_limit == 0 || records <= entry->group_limit) return {};
+  return fmt::format("{} {}", entry->slow_because, WithThousands(entry->group_limit));
 }
 
 bool Named(const std::vector<std::string>& requested, const std::string& key) {
   const std::string name = key.substr(key.find('/') + 1);
   return std::find(requested.begin(), requested.end(), key) != requested.end() ||
          std::find(requested.begin(), requested.end(), name) != requested.end();
+}
+
+// The plans of one mode made so far, for a strategy that reuses them.
+template <typename Plan>
+std::vector<Plan> PlansSoFar(const std::vector<StrategyRun>& runs,
+                             std::optional<Plan> StrategyRun::*plan) {
+  std::vector<Plan> out;
+  for (const StrategyRun& done : runs)
+    if (done.*plan) out.push_back(*(done.*plan));
+  return out;
 }
 
 }  // namespace
@@ -90,8 +97,15 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       out.objects_skipped = "objects strategies cannot keep fixed offsets";
       continue;
     }
-    if (const std::string why = LeftOutReason(key, problem.size());
-        !why.empty() && !Named(requested, key)) {
+    const OffsetStrategy* offsets_entry =
+        run.mode == "offsets" ? FindOffsetStrategy(run.strategy) : nullptr;
+    const ObjectStrategy* objects_entry =
+        run.mode == "objects" ? FindObjectStrategy(run.strategy) : nullptr;
+    if (!offsets_entry && !objects_entry)
+      throw UsageError(fmt::format("unknown strategy '{}'", key));
+    const std::string why = offsets_entry ? LeftOutReason(offsets_entry, problem.size())
+                                          : LeftOutReason(objects_entry, problem.size());
+    if (!why.empty() && !Named(requested, key)) {
       out.left_out.push_back(fmt::format("{} left out: {} records ({}); name it to run it", key,
                                          WithThousands(problem.size()), why));
       continue;
@@ -108,11 +122,10 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.open_reason = std::move(result.open_reason);
       run.objects = std::move(result.plan);
     } else if (run.mode == "objects") {
-      // greedy_best and best run other strategies first: those already run are reused.
-      std::vector<ObjectPlan> known;
-      if (run.strategy == "greedy_best" || run.strategy == "best")
-        for (const StrategyRun& done : out.runs)
-          if (done.objects) known.push_back(*done.objects);
+      // A strategy that runs others first (greedy_best, best) reuses those already run.
+      const std::vector<ObjectPlan> known = objects_entry->reuse
+                                                ? PlansSoFar(out.runs, &StrategyRun::objects)
+                                                : std::vector<ObjectPlan>{};
       run.objects = PlanObjects(problem, run.strategy, known);
       run.bytes = run.objects->total_bytes;
     } else if (run.strategy == "exact") {
@@ -125,11 +138,10 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
       run.bound_bytes = result.bound_bytes;
       run.offsets = std::move(result.plan);
     } else {
-      // best runs the named greedy strategies first: those already run are reused.
-      std::vector<OffsetPlan> known;
-      if (run.strategy == "best")
-        for (const StrategyRun& done : out.runs)
-          if (done.offsets) known.push_back(*done.offsets);
+      // A strategy that runs others first (best) reuses those already run.
+      const std::vector<OffsetPlan> known = offsets_entry->reuse
+                                                ? PlansSoFar(out.runs, &StrategyRun::offsets)
+                                                : std::vector<OffsetPlan>{};
       run.offsets = PlanOffsets(problem, run.strategy, known);
       run.bytes = run.offsets->arena_bytes;
     }
@@ -145,4 +157,4 @@ Runs RunStrategies(const Workload& workload, const std::vector<std::string>& key
   return out;
 }
 
-}  // namespace memplan::cli
+}  // namespace memplan
