@@ -255,6 +255,16 @@ TEST(TflmTarget, EveryMeasuredCortexM4CmsisNnFigureEqualsRealTflm) {
                                {"tinymlperf_resnet8_cifar10_int8.tflite"});
 }
 
+// Cortex-M55 (QEMU mps3-an547): CMSIS-NN's Helium (MVE) code paths and their buffers.
+// person_detect and mobilenet_v2 ran with two-buffer persistent sizes far below memplan's
+// (14,288 B vs 27,088 B; 57,312 B vs 152,832 B): many per-channel and kernel-sum arrays
+// not granted and written through null, as with resnet8 on the Cortex-M4.
+TEST(TflmTarget, EveryMeasuredCortexM55CmsisNnFigureEqualsRealTflm) {
+  ExpectMeasuredCmsisNnFigures(
+      "tflm_arena_cortexm55_cmsis_nn.json", "cortex-m55",
+      {"person_detect_96_int8.tflite", "mobilenet_v2_1.0_224_int8_pytorch_nchw.tflite"});
+}
+
 }  // namespace
 }  // namespace memplan
 
