@@ -255,6 +255,15 @@ TEST(TflmTarget, EveryMeasuredCortexM4CmsisNnFigureEqualsRealTflm) {
                                {"tinymlperf_resnet8_cifar10_int8.tflite"});
 }
 
+// Cortex-M3 (QEMU mps2-an385): CMSIS-NN's plain C paths for a core without DSP. The
+// two-buffer persistent size of person_detect (14,240 B vs memplan's 27,040 B) and resnet8
+// (4,512 B vs 5,280 B) again with per-channel arrays not granted.
+TEST(TflmTarget, EveryMeasuredCortexM3CmsisNnFigureEqualsRealTflm) {
+  ExpectMeasuredCmsisNnFigures(
+      "tflm_arena_cortexm3_cmsis_nn.json", "cortex-m3",
+      {"person_detect_96_int8.tflite", "tinymlperf_resnet8_cifar10_int8.tflite"});
+}
+
 // Cortex-M55 (QEMU mps3-an547): CMSIS-NN's Helium (MVE) code paths and their buffers.
 // person_detect and mobilenet_v2 ran with two-buffer persistent sizes far below memplan's
 // (14,288 B vs 27,088 B; 57,312 B vs 152,832 B): many per-channel and kernel-sum arrays
