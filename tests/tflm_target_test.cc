@@ -3,6 +3,11 @@
 // (shared/conformance/tflm_arena_host64.json) reproduced to the byte.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <set>
+#include <string>
+#include <string_view>
+
 #include "memplan/error.h"
 #include "memplan/tflite.h"
 #include "memplan/tflm_target.h"
@@ -124,8 +129,11 @@ TEST(TflmTarget, Arm32NeedsLessTailThanHost64) {
 
 // Every figure the real TFLM printed for `models` (a conformance file's list), modelled
 // for `target`: equal to the byte where the model knows every op, never above where not.
+// `silent_failures`: models whose smallest persistent buffer (two buffers) the real TFLM
+// found below memplan's, where allocations CMSIS-NN does not check failed silently.
 void ExpectEveryFigureEqualsRealTflm(const std::filesystem::path& shared,
-                                     const nlohmann::json& models, const TargetAbi& target) {
+                                     const nlohmann::json& models, const TargetAbi& target,
+                                     const std::set<std::string>& silent_failures = {}) {
   std::size_t exact = 0;
   for (const auto& m : models) {
     const std::string name = m["model"].get<std::string>();
@@ -149,7 +157,10 @@ void ExpectEveryFigureEqualsRealTflm(const std::filesystem::path& shared,
     if (m.contains("minimal_arena_bytes_micro_interpreter"))
       EXPECT_EQ(f.minimal_arena_plain, m["minimal_arena_bytes_micro_interpreter"].get<Bytes>());
     if (m.contains("two_buffers")) {
-      EXPECT_EQ(f.two_buffer_persistent, m["two_buffers"]["persistent"].get<Bytes>());
+      if (silent_failures.count(name))
+        EXPECT_GT(f.two_buffer_persistent, m["two_buffers"]["persistent"].get<Bytes>());
+      else
+        EXPECT_EQ(f.two_buffer_persistent, m["two_buffers"]["persistent"].get<Bytes>());
       EXPECT_EQ(f.two_buffer_non_persistent, m["two_buffers"]["non_persistent"].get<Bytes>());
       EXPECT_GE(f.two_buffer_persistent_safe, f.two_buffer_persistent);
     }
@@ -201,6 +212,66 @@ TEST(TflmTarget, EveryCortexM4CmsisNnFigureEqualsRealTflm) {
   ExpectEveryFigureEqualsRealTflm(
       shared, real["cmsis_nn"],
       WithTflmKernels(TflmTargetNamed("cortex-m4"), TflmKernels::kCmsisNn));
+}
+
+// Measured for this project (tests/data, how in each file's "description"): the real TFLM
+// with CMSIS-NN on more shared models and on more cores than the shared conformance file.
+nlohmann::json ReadTestData(std::string_view name) {
+  return testing::ReadJsonFile(std::filesystem::path(MEMPLAN_SOURCE_DIR) / "tests/data" /
+                               std::string(name));
+}
+
+// The models the real TFLM refused on the target: memplan refuses them too.
+void ExpectEveryRefusalIsModelled(const std::filesystem::path& shared,
+                                  const nlohmann::json& refused, const TargetAbi& target) {
+  for (const auto& m : refused) {
+    const std::string name = m["model"].get<std::string>();
+    SCOPED_TRACE(name + " on " + target.name);
+    const Workload w = LoadWorkload((shared / "models" / name).string());
+    ASSERT_TRUE(w.graph);
+    const TflmArenaFigures f =
+        ModelTflmArena(*w.graph, target, TflmHeadPlanFromRuntime(*w.graph, target));
+    EXPECT_FALSE(f.unsupported.empty()) << "the real TFLM refused it";
+  }
+}
+
+void ExpectMeasuredCmsisNnFigures(std::string_view file, std::string_view core,
+                                  const std::set<std::string>& silent_failures = {}) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const nlohmann::json real = ReadTestData(file);
+  ASSERT_EQ(real["tflm_commit"].get<std::string>(), std::string(kTflmCommit));
+  ASSERT_NE(real["dependencies"].get<std::string>().find("CMSIS-NN 4ab83cc3"), std::string::npos);
+  const TargetAbi target = WithTflmKernels(TflmTargetNamed(core), TflmKernels::kCmsisNn);
+  ASSERT_EQ(real["target"]["enum_bytes"].get<Bytes>(), target.enum_bytes);
+  ExpectEveryFigureEqualsRealTflm(shared, real["cmsis_nn"], target, silent_failures);
+  ExpectEveryRefusalIsModelled(shared, real["refused"], target);
+}
+
+// resnet8 int8: the real TFLM ran with a 4,528 B persistent buffer, its last three
+// per-channel arrays (256 B each) not granted and written through null on the emulated board
+// (RAM at address 0); memplan models CMSIS-NN's arrays as checked and asks 5,296 B.
+TEST(TflmTarget, EveryMeasuredCortexM4CmsisNnFigureEqualsRealTflm) {
+  ExpectMeasuredCmsisNnFigures("tflm_arena_cortexm4_cmsis_nn.json", "cortex-m4",
+                               {"tinymlperf_resnet8_cifar10_int8.tflite"});
+}
+
+// Cortex-M3 (QEMU mps2-an385): CMSIS-NN's plain C paths for a core without DSP. The
+// two-buffer persistent size of person_detect (14,240 B vs memplan's 27,040 B) and resnet8
+// (4,512 B vs 5,280 B) again with per-channel arrays not granted.
+TEST(TflmTarget, EveryMeasuredCortexM3CmsisNnFigureEqualsRealTflm) {
+  ExpectMeasuredCmsisNnFigures(
+      "tflm_arena_cortexm3_cmsis_nn.json", "cortex-m3",
+      {"person_detect_96_int8.tflite", "tinymlperf_resnet8_cifar10_int8.tflite"});
+}
+
+// Cortex-M55 (QEMU mps3-an547): CMSIS-NN's Helium (MVE) code paths and their buffers.
+// person_detect and mobilenet_v2 ran with two-buffer persistent sizes far below memplan's
+// (14,288 B vs 27,088 B; 57,312 B vs 152,832 B): many per-channel and kernel-sum arrays
+// not granted and written through null, as with resnet8 on the Cortex-M4.
+TEST(TflmTarget, EveryMeasuredCortexM55CmsisNnFigureEqualsRealTflm) {
+  ExpectMeasuredCmsisNnFigures(
+      "tflm_arena_cortexm55_cmsis_nn.json", "cortex-m55",
+      {"person_detect_96_int8.tflite", "mobilenet_v2_1.0_224_int8_pytorch_nchw.tflite"});
 }
 
 }  // namespace
