@@ -5,13 +5,13 @@
 #include <functional>
 
 #include "memplan/error.h"
+#include "memplan/offline_check.h"
 #include "memplan/records_io.h"
 #include "memplan/table.h"
 #include "tools/batch_inputs.h"
 #include "tools/commands.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
-#include "memplan/offline_check.h"
 #include "tools/plan_output.h"
 #include "tools/progress.h"
 #include "tools/run_resize.h"

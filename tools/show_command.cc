@@ -8,6 +8,7 @@
 #include "memplan/error.h"
 #include "memplan/html.h"
 #include "memplan/memory_map.h"
+#include "memplan/offline_check.h"
 #include "memplan/offsets.h"
 #include "memplan/pipeline.h"
 #include "memplan/records_io.h"
@@ -18,7 +19,6 @@
 #include "memplan/tflm_print.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
-#include "memplan/offline_check.h"
 #include "tools/progress.h"
 #include "tools/texture_plan.h"
 
