@@ -213,21 +213,6 @@ std::optional<std::uint64_t> StaticElements(const onnx::TypeProto_Tensor& t) {
   return count;
 }
 
-// The value of a main-graph integer scalar the file or folding made constant (an
-// initializer or a Constant node), if any.
-std::optional<std::int64_t> KnownScalar(const onnx::GraphProto& graph, const std::string& name) {
-  std::optional<ConstTensor> value;
-  for (const auto& init : graph.initializer())
-    if (init.name() == name) value = FromTensorProto(init);
-  for (const auto& node : graph.node())
-    if (node.op_type() == "Constant" && node.output_size() == 1 && node.output(0) == name)
-      for (const auto& a : node.attribute())
-        if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
-          value = FromTensorProto(a.t());
-  if (!value || value->IsReal() || value->ints.size() != 1) return std::nullopt;
-  return value->ints[0];
-}
-
 // The project rule for a Loop's scan outputs (docs/accounting.md): each is the body's
 // per-iteration value stacked once per iteration, and ONNX 1.12 leaves its length unknown.
 // With a known trip count M the loop runs at most M times, so a scan output whose

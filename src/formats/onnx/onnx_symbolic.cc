@@ -21,20 +21,6 @@ bool Unknown(const Dim& d) {
   return !d.has_dim_value() && (!d.has_dim_param() || d.dim_param().starts_with("unk__"));
 }
 
-// The integer scalar a constant (initializer or Constant node) holds.
-std::optional<std::int64_t> ConstantScalar(const onnx::GraphProto& graph, const std::string& name) {
-  std::optional<ConstTensor> value;
-  for (const auto& init : graph.initializer())
-    if (init.name() == name) value = FromTensorProto(init);
-  for (const auto& node : graph.node())
-    if (node.op_type() == "Constant" && node.output_size() == 1 && node.output(0) == name)
-      for (const auto& a : node.attribute())
-        if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
-          value = FromTensorProto(a.t());
-  if (!value || value->IsReal() || value->ints.size() != 1) return std::nullopt;
-  return value->ints[0];
-}
-
 // The dims a rule gives output `name`, merged into its declaration: each unknown
 // dimension there takes the rule's; returns whether one did.
 bool Fill(onnx::GraphProto& graph, const std::string& name, const std::vector<Dim>& dims) {
@@ -114,6 +100,19 @@ void ForgetMadeUpNames(onnx::GraphProto& graph) {
 
 }  // namespace
 
+std::optional<std::int64_t> KnownScalar(const onnx::GraphProto& graph, const std::string& name) {
+  std::optional<ConstTensor> value;
+  for (const auto& init : graph.initializer())
+    if (init.name() == name) value = FromTensorProto(init);
+  for (const auto& node : graph.node())
+    if (node.op_type() == "Constant" && node.output_size() == 1 && node.output(0) == name)
+      for (const auto& a : node.attribute())
+        if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
+          value = FromTensorProto(a.t());
+  if (!value || value->IsReal() || value->ints.size() != 1) return std::nullopt;
+  return value->ints[0];
+}
+
 bool ApplySymbolicValueRules(onnx::ModelProto& model, const PropagatedValues& values) {
   onnx::GraphProto& graph = *model.mutable_graph();
   bool changed = false;
@@ -123,8 +122,8 @@ bool ApplySymbolicValueRules(onnx::ModelProto& model, const PropagatedValues& va
     const std::string& op = node.op_type();
     if (op == "Range" && node.input_size() == 3) {
       const onnx::TensorShapeProto* limit = ValuesOf(values, node.input(1));
-      if (!limit || limit->dim_size() != 1 || ConstantScalar(graph, node.input(0)) != 0 ||
-          ConstantScalar(graph, node.input(2)) != 1)
+      if (!limit || limit->dim_size() != 1 || KnownScalar(graph, node.input(0)) != 0 ||
+          KnownScalar(graph, node.input(2)) != 1)
         continue;
       changed |= Fill(graph, node.output(0), {limit->dim(0)});
     } else if (op == "ConstantOfShape" && node.input_size() == 1) {

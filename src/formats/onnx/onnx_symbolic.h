@@ -3,6 +3,8 @@
 // onnx_symbolic.cc include this header.
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -18,5 +20,9 @@ using PropagatedValues = std::unordered_map<std::string, onnx::TensorShapeProto>
 // [sequence_len] when ids is [batch, sequence_len]. Fills only unknown dimensions (those
 // without a number, or with a name ONNX made up); returns whether anything changed.
 bool ApplySymbolicValueRules(onnx::ModelProto& model, const PropagatedValues& values);
+
+// The value of a graph's integer scalar that the file or folding made constant (an
+// initializer or a Constant node), if any.
+std::optional<std::int64_t> KnownScalar(const onnx::GraphProto& graph, const std::string& name);
 
 }  // namespace memplan::onnx_reader
