@@ -3,7 +3,8 @@
 # same bytes; compiled as C++11, C++17 and C++20 by g++ and clang++ with -Wall -Wextra
 # -Wpedantic -Werror; linked into a program that prints the array and the constants, which must
 # be the model `memplan embed -o x.tflite` writes and the sizes of `memplan arena --format json`.
-# A model whose arena TFLM's model cannot figure must be refused with a message instead.
+# A model TFLM refuses, or whose arena TFLM's model cannot figure, must be refused with a
+# message instead.
 #
 # Usage: cc_source_test.sh MEMPLAN_BINARY MODEL.tflite WORK_DIR [TARGET]
 # Exit 77 (CTest's SKIP_RETURN_CODE) when the model is missing (../shared not there).
@@ -21,7 +22,29 @@ rm -rf "$work"
 mkdir -p "$work/a" "$work/b"
 name=checked_model
 
-"$memplan" embed "$model" -o "$work/embedded.tflite" --target "$target" -q >/dev/null
+if ! "$memplan" embed "$model" -o "$work/embedded.tflite" --target "$target" -q >/dev/null \
+  2>"$work/embed_model.err"; then
+  # A model TFLM's kernels refuse gets no plan: no C++ source either, and the same reason.
+  grep -q "will refuse this model" "$work/embed_model.err" || {
+    echo "FAIL: embed failed: $(cat "$work/embed_model.err")"
+    exit 1
+  }
+  if "$memplan" embed "$model" -o "$work/a/$name.cc" --name "$name" --target "$target" -q \
+    2>"$work/embed.err" >/dev/null; then
+    echo "FAIL: embed wrote C++ source for a model TFLM refuses"
+    exit 1
+  fi
+  grep -q "will refuse this model" "$work/embed.err" || {
+    echo "FAIL: unclear refusal: $(cat "$work/embed.err")"
+    exit 1
+  }
+  [ ! -e "$work/a/$name.h" ] && [ ! -e "$work/a/$name.cc" ] || {
+    echo "FAIL: a refused call left files behind"
+    exit 1
+  }
+  echo "ok: refused, as TFLM would: $(head -n 2 "$work/embed.err")"
+  exit 0
+fi
 if ! "$memplan" arena "$work/embedded.tflite" --target "$target" --format json \
   >"$work/arena.json" 2>"$work/arena.err"; then
   # No arena figures: embed must refuse to write source, and say why.
