@@ -59,6 +59,9 @@ TEST(CcIdentifier, MadeFromAFileName) {
     EXPECT_EQ(CcIdentifierProblem(CcIdentifierFromFileName(file)), "") << file;
 }
 
+// Four bytes that stand for a model; CcModelSource only views its model, so the bytes live here.
+const std::string kTinyModel = "TFL3";
+
 CcModelSource Sample(const std::string& bytes) {
   CcModelSource s;
   s.name = "kws";
@@ -96,7 +99,7 @@ TEST(CcModelSource, HeaderDeclaresTheModelAndItsSizes) {
 }
 
 TEST(CcModelSource, LowerBoundsSaidOnEachConstantsLine) {
-  CcModelSource s = Sample("TFL3");
+  CcModelSource s = Sample(kTinyModel);
   s.arena.unmodelled.push_back({0, 3, "MY_CUSTOM_OP", "a custom op"});
   const CcModelFiles f = WriteCcModelSource(s);
   std::size_t constants = 0;
@@ -114,7 +117,7 @@ TEST(CcModelSource, LowerBoundsSaidOnEachConstantsLine) {
 }
 
 TEST(CcModelSource, NamesTheOpsTheKernelsRefuse) {
-  CcModelSource s = Sample("TFL3");
+  CcModelSource s = Sample(kTinyModel);
   s.arena.unsupported.push_back({0, 1, "DEQUANTIZE", "DEQUANTIZE from float16"});
   const CcModelFiles f = WriteCcModelSource(s);
   EXPECT_THAT(f.header, HasSubstr("// UNSUPPORTED by TFLM's reference kernels on arm32"));
@@ -123,7 +126,7 @@ TEST(CcModelSource, NamesTheOpsTheKernelsRefuse) {
 }
 
 TEST(CcModelSource, CommentsStayCommentsInEveryDialect) {
-  CcModelSource s = Sample("TFL3");
+  CcModelSource s = Sample(kTinyModel);
   s.how = {"memplan embed a?\?/b.tflite -o c\\", "\xc3\xa9\n#error"};
   const CcModelFiles f = WriteCcModelSource(s);
   EXPECT_THAT(f.header, Not(HasSubstr("??")));
@@ -134,11 +137,11 @@ TEST(CcModelSource, CommentsStayCommentsInEveryDialect) {
 }
 
 TEST(CcModelSource, RefusesWhatCannotCompile) {
-  CcModelSource s = Sample("TFL3");
+  CcModelSource s = Sample(kTinyModel);
   s.name = "2fast";
   EXPECT_THAT(testing::ErrorMessage<UsageError>([&] { WriteCcModelSource(s); }),
               HasSubstr("not a C identifier"));
-  s = Sample("TFL3");
+  s = Sample(kTinyModel);
   s.header_file = "a\"b.h";
   EXPECT_THAT(testing::ErrorMessage<UsageError>([&] { WriteCcModelSource(s); }),
               HasSubstr("#include"));
