@@ -22,6 +22,26 @@ rm -rf "$work"
 mkdir -p "$work/a" "$work/b"
 name=checked_model
 
+# The C++ source call must refuse too, saying `expected` (a grep pattern), and write nothing.
+expect_source_refused() {
+  local why=$1 expected=$2
+  if "$memplan" embed "$model" -o "$work/a/$name.cc" --name "$name" --target "$target" -q \
+    2>"$work/embed.err" >/dev/null; then
+    echo "FAIL: embed wrote C++ source although $why"
+    exit 1
+  fi
+  grep -q "$expected" "$work/embed.err" || {
+    echo "FAIL: unclear refusal: $(cat "$work/embed.err")"
+    exit 1
+  }
+  [ ! -e "$work/a/$name.h" ] && [ ! -e "$work/a/$name.cc" ] || {
+    echo "FAIL: a refused call left files behind"
+    exit 1
+  }
+  echo "ok: refused with a message: $(head -n 2 "$work/embed.err")"
+  exit 0
+}
+
 if ! "$memplan" embed "$model" -o "$work/embedded.tflite" --target "$target" -q >/dev/null \
   2>"$work/embed_model.err"; then
   # A model TFLM's kernels refuse gets no plan: no C++ source either, and the same reason.
@@ -29,40 +49,12 @@ if ! "$memplan" embed "$model" -o "$work/embedded.tflite" --target "$target" -q 
     echo "FAIL: embed failed: $(cat "$work/embed_model.err")"
     exit 1
   }
-  if "$memplan" embed "$model" -o "$work/a/$name.cc" --name "$name" --target "$target" -q \
-    2>"$work/embed.err" >/dev/null; then
-    echo "FAIL: embed wrote C++ source for a model TFLM refuses"
-    exit 1
-  fi
-  grep -q "will refuse this model" "$work/embed.err" || {
-    echo "FAIL: unclear refusal: $(cat "$work/embed.err")"
-    exit 1
-  }
-  [ ! -e "$work/a/$name.h" ] && [ ! -e "$work/a/$name.cc" ] || {
-    echo "FAIL: a refused call left files behind"
-    exit 1
-  }
-  echo "ok: refused, as TFLM would: $(head -n 2 "$work/embed.err")"
-  exit 0
+  expect_source_refused "TFLM refuses the model" "will refuse this model"
 fi
 if ! "$memplan" arena "$work/embedded.tflite" --target "$target" --format json \
   >"$work/arena.json" 2>"$work/arena.err"; then
   # No arena figures: embed must refuse to write source, and say why.
-  if "$memplan" embed "$model" -o "$work/a/$name.cc" --name "$name" --target "$target" -q \
-    2>"$work/embed.err" >/dev/null; then
-    echo "FAIL: embed wrote C++ source although memplan arena fails: $(cat "$work/arena.err")"
-    exit 1
-  fi
-  grep -q "cannot write C++ source" "$work/embed.err" || {
-    echo "FAIL: unclear refusal: $(cat "$work/embed.err")"
-    exit 1
-  }
-  [ ! -e "$work/a/$name.h" ] && [ ! -e "$work/a/$name.cc" ] || {
-    echo "FAIL: a refused call left files behind"
-    exit 1
-  }
-  echo "ok: refused with a message: $(cat "$work/embed.err")"
-  exit 0
+  expect_source_refused "memplan arena fails: $(cat "$work/arena.err")" "cannot write C++ source"
 fi
 
 for dir in a b; do
