@@ -1,6 +1,7 @@
 // The shape signature and the layout cache of kMemplan (docs/cpu-planner.md, "The cache").
 #include "src/cpuplan/layout_cache.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace memplan::cpuplan {
@@ -44,14 +45,20 @@ bool ShapeSignature::operator==(const ShapeSignature& other) const {
          std::memcmp(words_.data(), other.words_.data(), words_.size() * sizeof(Bytes)) == 0;
 }
 
+LayoutCache::LayoutCache(std::size_t capacity) : capacity_(capacity) {
+  hashes_.reserve(std::min<std::size_t>(capacity_, 16));
+  entries_.reserve(std::min<std::size_t>(capacity_, 16));
+}
+
 void LayoutCache::SetCapacity(std::size_t capacity) {
   capacity_ = capacity;
   Clear();
 }
 
 void LayoutCache::Clear() {
+  hashes_.clear();
   entries_.clear();
-  order_.clear();
+  next_ = 0;
 }
 
 std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shapes) {
@@ -62,10 +69,11 @@ std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shap
 }
 
 const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes) const {
-  if (capacity_ == 0) return nullptr;
-  const auto [from, to] = entries_.equal_range(Hash(key, shapes));
-  for (auto it = from; it != to; ++it) {
-    const Entry& e = it->second;
+  if (entries_.empty()) return nullptr;
+  const std::uint64_t hash = Hash(key, shapes);
+  for (std::size_t i = 0; i < hashes_.size(); ++i) {
+    if (hashes_[i] != hash) continue;
+    const Entry& e = entries_[i];
     if (e.key.first == key.first && e.key.last == key.last && e.key.base == key.base &&
         e.key.path == key.path && *e.value.shapes == shapes)
       return &e.value;
@@ -77,14 +85,15 @@ void LayoutCache::Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignat
                          std::shared_ptr<const Layout> layout) {
   if (capacity_ == 0) return;
   const std::uint64_t hash = Hash(key, *shapes);
-  entries_.emplace(hash, Entry{key, {std::move(layout), std::move(shapes)}});
-  order_.push_back(hash);
-  while (order_.size() > capacity_) {
-    // An entry with the oldest hash (one hash rarely has two entries).
-    const auto it = entries_.find(order_.front());
-    if (it != entries_.end()) entries_.erase(it);
-    order_.pop_front();
+  Entry entry{key, {std::move(layout), std::move(shapes)}};
+  if (entries_.size() < capacity_) {
+    hashes_.push_back(hash);
+    entries_.push_back(std::move(entry));
+    return;
   }
+  hashes_[next_] = hash;
+  entries_[next_] = std::move(entry);
+  next_ = (next_ + 1) % capacity_;
 }
 
 }  // namespace memplan::cpuplan

@@ -4,9 +4,7 @@
 // The cache is keyed by the shape signature: every tensor's bytes and allocation type,
 // with a hash kept up to date as tensors are resized (docs/cpu-planner.md).
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "src/cpuplan/simple_arena.h"
@@ -66,7 +64,8 @@ struct CachedLayout {
 
 class LayoutCache {
  public:
-  explicit LayoutCache(std::size_t capacity = 0) : capacity_(capacity) {}
+  // Room for up to 16 entries is taken here, with the planner, not by its first plans.
+  explicit LayoutCache(std::size_t capacity = 0);
   void SetCapacity(std::size_t capacity);
   void Clear();
   // The layout made for this key and these shapes, or nullptr.
@@ -74,7 +73,7 @@ class LayoutCache {
   // Keeps it, dropping the oldest entry beyond the capacity.
   void Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignature> shapes,
               std::shared_ptr<const Layout> layout);
-  std::size_t size() const { return order_.size(); }
+  std::size_t size() const { return entries_.size(); }
   static std::uint64_t Hash(const LayoutKey& key, const ShapeSignature& shapes);
 
  private:
@@ -82,9 +81,13 @@ class LayoutCache {
     LayoutKey key;
     CachedLayout value;
   };
+  // A ring of at most capacity_ entries and their hashes side by side: a lookup scans the
+  // hashes (a few dozen words, faster than a hash table's probe for so few), and an insert
+  // allocates nothing once the ring is full - a fresh shape should not pay for a node.
   std::size_t capacity_;
-  std::unordered_multimap<std::uint64_t, Entry> entries_;
-  std::deque<std::uint64_t> order_;  // hashes, oldest first
+  std::vector<std::uint64_t> hashes_;
+  std::vector<Entry> entries_;
+  std::size_t next_ = 0;  // the slot the next insert overwrites once full (the oldest)
 };
 
 // A 64-bit mix (splitmix64's finaliser), for hashes and layout ids.

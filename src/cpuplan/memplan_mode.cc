@@ -34,6 +34,10 @@ constexpr std::uint32_t kRecheck = 8;
 // again) when at most one in kRepairShare of the range's tensors changed; a larger change
 // is planned again from its first node, which costs about the same.
 constexpr std::size_t kRepairShare = 8;
+// A range of at most this many tensors that a repair cannot settle is planned again from its
+// first node at once: a re-plan around kept offsets would cost a plan, a sweep for its bound
+// and, above the bound, the whole plan anyway - on so few tensors all of it is fixed cost.
+constexpr std::size_t kSmallRange = 64;
 
 // A strategy by name, run without PlanOffsets' own validation and verification: the caller
 // validates the problem once and verifies only the plan it keeps.
@@ -98,8 +102,9 @@ Bytes HighWater(const std::vector<Placement>& placement) {
 
 }  // namespace
 
-OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
-                                                  const std::vector<std::int32_t>& free) {
+bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
+                                            const std::vector<std::int32_t>& free, OffsetPlan& plan,
+                                            Bytes stop_at) {
   // TensorFlow Lite places in its own order (the last one's, when it still is).
   std::vector<std::size_t>& order = scratch_.tflite_order;
   const auto before = [&](std::size_t a, std::size_t b) {
@@ -110,21 +115,22 @@ OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), before);
   }
-  if (problem.size() <= cpuplan::kScanRecords) return cpuplan::PlaceByScan(problem, order, true);
+  if (problem.size() <= cpuplan::kScanRecords)
+    return cpuplan::PlaceByScan(problem, order, true, plan, stop_at);
   // The indexed strategy places in record order: the records in that order, the offsets back.
   Problem sorted;
   sorted.alignment = problem.alignment;
   sorted.records.reserve(order.size());
   for (const std::size_t k : order) sorted.records.push_back(problem.records[k]);
   const OffsetPlan placed = PlanTfliteCpuInCallOrder(sorted);
-  OffsetPlan plan;
   plan.strategy = "tflite_cpu";
+  plan.detail.clear();
   plan.arena_bytes = placed.arena_bytes;
   // Sized as a copy of the placed offsets (one per record), then put back in record order: gcc
   // 12 at -O3 reports a false -Wstringop-overflow on resize() here.
   plan.offsets = placed.offsets;
   for (std::size_t i = 0; i < order.size(); ++i) plan.offsets[order[i]] = placed.offsets[i];
-  return plan;
+  return true;
 }
 
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
@@ -277,54 +283,65 @@ const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>
   return problem;
 }
 
-OffsetPlan CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem,
-                                                 const std::string& strategy) {
-  if (strategy != "greedy_by_size" || problem.size() > cpuplan::kScanRecords)
-    return RunStrategy(problem, strategy);
+void CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem, const std::string& strategy,
+                                           OffsetPlan& plan) {
+  if (strategy != "greedy_by_size" || problem.size() > cpuplan::kScanRecords) {
+    plan = RunStrategy(problem, strategy);
+    return;
+  }
   cpuplan::GreedyBySizeOrder(problem, scratch_.order);
-  return cpuplan::PlaceByScan(problem, scratch_.order, false);
+  cpuplan::PlaceByScan(problem, scratch_.order, false, plan);
 }
 
 // The candidate that won the last plan goes first; the other runs when it missed the bound.
 // TensorFlow Lite's placement always runs then (it is what proves the arena no larger than
-// TensorFlow Lite's); the cheap strategy, after it lost, only on every kRecheck-th such plan.
-// The full strategy runs only when neither came within good_enough of the bound.
-OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
-                                                   const std::vector<std::int32_t>& free,
-                                                   const cpuplan::Layout* previous,
-                                                   cpuplan::Replan& out) {
+// TensorFlow Lite's), after the cheap strategy only as far as that proof needs; the cheap
+// strategy, after it lost, only on every kRecheck-th such plan.
+// The full strategy runs only when neither came within good_enough of the bound. The
+// candidates are made in the scratch plans (no allocation once they have grown).
+const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
+                                                          const std::vector<std::int32_t>& free,
+                                                          const cpuplan::Layout* previous,
+                                                          cpuplan::Replan& out) {
   const bool replan = previous != nullptr;
   // The records are the whole layout's when it holds nothing else (PlanFrom): the bound's
   // peak then lets a later plan ask one node too.
   LazyBound bound(problem, previous ? previous->peak_step : -1);
-  OffsetPlan chosen;
+  OffsetPlan* chosen = &scratch_.plans[0];
+  OffsetPlan* other = &scratch_.plans[1];
   if (cheap_won_ || !replan) {
-    chosen = CheapPlacement(problem, options_.replan_strategy);
-    if (!bound.Reaches(chosen.arena_bytes)) {
-      OffsetPlan tflite = TflitePlacement(problem, free);
+    CheapPlacement(problem, options_.replan_strategy, *chosen);
+    if (!bound.Reaches(chosen->arena_bytes)) {
+      // TensorFlow Lite's placement only until its arena passes ours: its arena only grows
+      // as it places, so from there on it is larger (and ours stays). An equal one is
+      // placed whole and taken, as the cheaper of the two to make next time.
+      const bool whole = TflitePlacement(problem, free, *other, chosen->arena_bytes + 1);
       out.tflite_candidate = true;
-      cheap_won_ = chosen.arena_bytes < tflite.arena_bytes;
-      if (!cheap_won_) chosen = std::move(tflite);
+      cheap_won_ = !whole || chosen->arena_bytes < other->arena_bytes;
+      if (!cheap_won_) std::swap(chosen, other);
     }
   } else {
-    chosen = TflitePlacement(problem, free);
+    TflitePlacement(problem, free, *chosen);
     out.tflite_candidate = true;
-    if (++cheap_skipped_ % kRecheck == 0 && !bound.Reaches(chosen.arena_bytes)) {
-      OffsetPlan other = CheapPlacement(problem, options_.replan_strategy);
-      cheap_won_ = other.arena_bytes < chosen.arena_bytes;
-      if (cheap_won_) chosen = std::move(other);
+    if (++cheap_skipped_ % kRecheck == 0 && !bound.Reaches(chosen->arena_bytes)) {
+      CheapPlacement(problem, options_.replan_strategy, *other);
+      cheap_won_ = other->arena_bytes < chosen->arena_bytes;
+      if (cheap_won_) std::swap(chosen, other);
     }
   }
   const double slack = replan ? options_.replan_good_enough : options_.good_enough;
   // A re-plan skips the full strategy once it failed to beat the cheap plans.
-  if ((!replan || strategy_helped_) && !bound.Within(chosen.arena_bytes, slack)) {
+  if ((!replan || strategy_helped_) && !bound.Within(chosen->arena_bytes, slack)) {
     OffsetPlan full = PlanOffsets(problem, options_.strategy);  // verified inside
-    strategy_helped_ = full.arena_bytes < chosen.arena_bytes;
-    if (strategy_helped_) chosen = std::move(full);
+    strategy_helped_ = full.arena_bytes < chosen->arena_bytes;
+    if (strategy_helped_) {
+      *other = std::move(full);
+      std::swap(chosen, other);
+    }
   }
   out.bound = bound.exact();
   out.peak = bound.peak();
-  return chosen;
+  return *chosen;
 }
 
 void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
@@ -358,17 +375,17 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
   }
   const Problem& problem =
       ProblemAround(out.placement, from, std::numeric_limits<Step>::max(), free, out);
-  OffsetPlan chosen;
+  const OffsetPlan* chosen = &scratch_.plans[0];
   if (out.fixed > 0) {
     // Around kept offsets: the cheap re-plan strategy alone. The records here are every one
     // alive from `from` on, so their bound is at most the whole layout's: an arena at this
     // bound is at the whole layout's bound.
-    chosen = CheapPlacement(problem, options_.replan_strategy);
+    CheapPlacement(problem, options_.replan_strategy, scratch_.plans[0]);
     out.problem_bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
   } else {
-    chosen = PlaceFromNothing(problem, free, range.previous.get(), out);
+    chosen = &PlaceFromNothing(problem, free, range.previous.get(), out);
   }
-  Settle(out, problem, free, chosen);
+  Settle(out, problem, free, *chosen);
   // TensorFlow Lite's own plan, and the problem's bound, only when the layout holds nothing
   // else.
   const bool only_free = out.fixed == 0 && out.others == 0;
@@ -402,7 +419,8 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
     hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
   }
   const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out);
-  Settle(out, problem, changed, CheapPlacement(problem, "greedy_by_size"));
+  CheapPlacement(problem, "greedy_by_size", scratch_.plans[0]);
+  Settle(out, problem, changed, scratch_.plans[0]);
   if (!RepairAtBound(out, range.previous.get())) {
     missed.bound = out.bound;  // swept over every placement of the repaired layout
     missed.peak = out.peak;
@@ -439,10 +457,12 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
 
 // A repair when it reaches the bound, else a re-plan from the reach; one around kept offsets
 // that stays above the bound is compared with a plan of the whole range from its first node,
-// so a re-plan that keeps offsets is never above a whole one.
+// so a re-plan that keeps offsets is never above a whole one. A small range goes to the
+// whole plan directly (kSmallRange).
 cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& range) {
   cpuplan::Replan missed;  // bound and peak only
   if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
+  if (range.tensors.size() <= kSmallRange) return PlanFrom(range, range.first_node);
   cpuplan::Replan chosen = PlanFrom(range, range.reach);
   if (chosen.fixed == 0 || range.reach <= range.first_node) return chosen;
   // A missed repair swept the bound of the same records (every tensor the range keeps or

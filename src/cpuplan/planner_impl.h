@@ -131,11 +131,12 @@ class CpuArenaPlanner::Impl {
   // others counted in out.others), then the `free` tensors; validated.
   const Problem& ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
                                const std::vector<std::int32_t>& free, cpuplan::Replan& out);
-  OffsetPlan CheapPlacement(const Problem& problem, const std::string& strategy);
+  void CheapPlacement(const Problem& problem, const std::string& strategy, OffsetPlan& plan);
   // The candidates for a problem without fixed records; sets out.bound and
-  // out.tflite_candidate. `previous`: the layout before, if any.
-  OffsetPlan PlaceFromNothing(const Problem& problem, const std::vector<std::int32_t>& free,
-                              const cpuplan::Layout* previous, cpuplan::Replan& out);
+  // out.tflite_candidate. `previous`: the layout before, if any. The plan chosen is one of
+  // scratch_.plans.
+  const OffsetPlan& PlaceFromNothing(const Problem& problem, const std::vector<std::int32_t>& free,
+                                     const cpuplan::Layout* previous, cpuplan::Replan& out);
   // Verifies `plan` and writes the free tensors' placements and the high-water mark.
   void Settle(cpuplan::Replan& out, const Problem& problem, const std::vector<std::int32_t>& free,
               const OffsetPlan& plan) const;
@@ -150,7 +151,9 @@ class CpuArenaPlanner::Impl {
   void CheckAgainstTflite(cpuplan::Layout& layout, bool tflite_was_candidate, Bytes bound);
   // TensorFlow Lite's placement of a problem without fixed records whose record k is tensor
   // free[k] (records in its order, offsets returned in the problem's).
-  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free);
+  // Stops once its arena reaches `stop_at` (false: `plan` incomplete, its arena no smaller).
+  bool TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free,
+                       OffsetPlan& plan, Bytes stop_at = ~Bytes{0});
 
   std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
   cpuplan::PlanScratch scratch_;     // kMemplan: buffers reused from plan to plan

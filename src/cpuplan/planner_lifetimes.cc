@@ -23,7 +23,9 @@ void CpuArenaPlanner::Impl::PlanAllocations() {
   ResetAllocations();
   hint_.reset();  // a new plan: nothing of an older layout is a valid hint
   cache_.Clear();
-  GrowTables();
+  // The tables, the shape signature and the persistent count follow every change already
+  // (ResizeTensor, SetAllocationType, ReplaceGraph); only a graph that shrank still needs them.
+  if (tables_stale_) GrowTables();
   const std::size_t tensors = graph_.tensors.size();
   std::fill(alloc_node_.begin(), alloc_node_.end(), kEndOfRun);
   std::fill(dealloc_node_.begin(), dealloc_node_.end(), kEndOfRun);

@@ -63,14 +63,22 @@ void GreedyBySizeOrder(const Problem& problem, std::vector<std::size_t>& order) 
 
 OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order,
                        bool tflite_fit) {
+  OffsetPlan plan;
+  PlaceByScan(problem, order, tflite_fit, plan);
+  return plan;
+}
+
+bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit,
+                 OffsetPlan& plan, Bytes stop_at) {
   const Bytes align = problem.alignment;
   // Sorted by offset; equal offsets in placement order. Kept from call to call: a re-plan of
   // a small graph would otherwise spend as long allocating as placing.
   static thread_local std::vector<Placed> placed;
   placed.clear();
   placed.reserve(problem.size());
-  OffsetPlan plan;
   plan.offsets.assign(problem.size(), 0);
+  plan.arena_bytes = 0;
+  plan.detail.clear();
   auto keep = [&](std::size_t r, Bytes offset) {
     const UsageRecord& rec = problem.records[r];
     plan.offsets[r] = offset;
@@ -80,8 +88,10 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
                                      [](Bytes v, const Placed& p) { return v < p.offset; });
     placed.insert(at, {offset, offset + rec.size, rec.first, rec.last});
   };
+  plan.strategy = tflite_fit ? "tflite_cpu" : "greedy_by_size";
   for (std::size_t i = 0; i < problem.size(); ++i)
     if (problem.IsFixed(i)) keep(i, *problem.fixed_offsets[i]);
+  if (plan.arena_bytes >= stop_at) return false;
   constexpr Bytes kNone = std::numeric_limits<Bytes>::max();
   for (const std::size_t r : order) {
     const UsageRecord& rec = problem.records[r];
@@ -112,9 +122,9 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
       }
     }
     keep(r, best != kNone ? best : AlignUpFast(cursor, align));
+    if (plan.arena_bytes >= stop_at) return false;
   }
-  plan.strategy = tflite_fit ? "tflite_cpu" : "greedy_by_size";
-  return plan;
+  return true;
 }
 
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
