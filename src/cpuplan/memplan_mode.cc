@@ -273,12 +273,13 @@ const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>
     problem.fixed_offsets.push_back(p.offset);
   }
   const std::size_t fixed = out.fixed = problem.records.size();
-  for (const std::int32_t t : free) {
-    problem.records.push_back(
-        {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
-    problem.fixed_offsets.push_back(std::nullopt);
-  }
-  if (fixed == 0) problem.fixed_offsets.clear();
+  problem.records.resize(fixed + free.size());  // within the reserved room: no allocation
+  UsageRecord* record = problem.records.data() + fixed;
+  for (const std::int32_t t : free)
+    *record++ = {graph_.tensors[t].bytes, alloc_node_[t],
+                 RecordLast(alloc_node_[t], dealloc_node_[t])};
+  // Without fixed records the problem has no fixed offsets at all.
+  if (fixed > 0) problem.fixed_offsets.resize(problem.records.size(), std::nullopt);
   Validate(problem);
   return problem;
 }
