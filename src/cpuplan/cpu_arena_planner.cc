@@ -49,6 +49,7 @@ void CpuArenaPlanner::Impl::GrowTables() {
   if (options_.mode == CpuPlannerMode::kMemplan) {
     scratch_.Reserve(n);
     shadow_.Reserve(n);
+    bound_records_.reserve(n);
   }
   signature_.Reset(graph_.tensors);
   persistent_tensors_ = static_cast<std::size_t>(std::count_if(

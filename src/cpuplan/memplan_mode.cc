@@ -195,6 +195,14 @@ std::vector<UsageRecord> CpuArenaPlanner::Impl::RecordsOf(
   return records;
 }
 
+Bytes CpuArenaPlanner::Impl::BoundOf(const std::vector<Placement>& placement, Step* peak) const {
+  std::vector<UsageRecord>& records = bound_records_;  // its buffer kept from call to call
+  records.clear();
+  for (const Placement& p : placement)
+    if (p.size > 0) records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
+  return cpuplan::SweepLowerBound(records, options_.tensor_alignment, peak);
+}
+
 const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first,
                                                                std::int32_t last) {
   cpuplan::RangeToPlan& range = scratch_.range;  // its buffers kept from call to call
@@ -349,6 +357,11 @@ void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
                                    const std::vector<std::int32_t>& free,
                                    const OffsetPlan& plan) const {
   cpuplan::VerifyBySweep(problem, plan);
+  Apply(out, free, plan);
+}
+
+void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::int32_t>& free,
+                                  const OffsetPlan& plan) const {
   for (std::size_t k = 0; k < free.size(); ++k) {
     const std::int32_t t = free[k];
     out.placement[t] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
@@ -420,13 +433,16 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
     hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
   }
   const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out);
+  const OffsetPlan& plan = scratch_.plans[0];
   CheapPlacement(problem, "greedy_by_size", scratch_.plans[0]);
-  Settle(out, problem, changed, scratch_.plans[0]);
+  // Verified only when kept: a repair that misses the bound is dropped unseen.
+  Apply(out, changed, plan);
   if (!RepairAtBound(out, range.previous.get())) {
     missed.bound = out.bound;  // swept over every placement of the repaired layout
     missed.peak = out.peak;
     return std::nullopt;
   }
+  cpuplan::VerifyBySweep(problem, plan);
   return out;
 }
 
@@ -451,8 +467,7 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
       return true;
     }
   }
-  out.bound =
-      cpuplan::SweepLowerBound(RecordsOf(out.placement), options_.tensor_alignment, &out.peak);
+  out.bound = BoundOf(out.placement, &out.peak);
   return out.high_water <= out.bound;
 }
 
@@ -474,8 +489,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& 
     chosen.bound = missed.bound;
     chosen.peak = missed.peak;
   } else
-    chosen.bound = cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment,
-                                            &chosen.peak);
+    chosen.bound = BoundOf(chosen.placement, &chosen.peak);
   if (chosen.high_water > chosen.bound) {
     cpuplan::Replan again = PlanFrom(range, range.first_node);
     if (again.high_water < chosen.high_water) chosen = std::move(again);
@@ -525,9 +539,7 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
     layout.check = CpuTfliteCheck::kTfliteCandidate;
     return;
   }
-  if (bound == cpuplan::kUnknownBound)
-    bound = cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment,
-                                     &layout.peak_step);
+  if (bound == cpuplan::kUnknownBound) bound = BoundOf(layout.placement, &layout.peak_step);
   if (layout.high_water <= bound) {
     layout.check = CpuTfliteCheck::kAtBound;
     return;

@@ -140,8 +140,13 @@ class CpuArenaPlanner::Impl {
   // Verifies `plan` and writes the free tensors' placements and the high-water mark.
   void Settle(cpuplan::Replan& out, const Problem& problem, const std::vector<std::int32_t>& free,
               const OffsetPlan& plan) const;
+  // Settle without the verification (for a plan that may yet be dropped).
+  void Apply(cpuplan::Replan& out, const std::vector<std::int32_t>& free,
+             const OffsetPlan& plan) const;
   // The records of a layout's placements (a live-to-the-end tensor ends at the last node).
   std::vector<UsageRecord> RecordsOf(const std::vector<cpuplan::Placement>& placement) const;
+  // The lower bound of those records (and where it is reached), without allocating.
+  Bytes BoundOf(const std::vector<cpuplan::Placement>& placement, Step* peak) const;
   // A lifetime's last node as a record's last step: kEndOfRun (alive to the end of the run)
   // becomes the graph's end, or the first node when that is later.
   Step RecordLast(std::int32_t first, std::int32_t last) const;
@@ -155,8 +160,9 @@ class CpuArenaPlanner::Impl {
   bool TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free,
                        OffsetPlan& plan, Bytes stop_at = ~Bytes{0});
 
-  std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
-  cpuplan::PlanScratch scratch_;     // kMemplan: buffers reused from plan to plan
+  std::vector<std::uint32_t> seen_;                 // Registered(): epoch marks per tensor
+  mutable std::vector<UsageRecord> bound_records_;  // BoundOf()'s records, reused
+  cpuplan::PlanScratch scratch_;                    // kMemplan: buffers reused from plan to plan
   std::uint32_t epoch_ = 0;
 };
 
