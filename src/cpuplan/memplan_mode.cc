@@ -203,8 +203,7 @@ Bytes CpuArenaPlanner::Impl::BoundOf(const std::vector<Placement>& placement, St
   return cpuplan::SweepLowerBound(records, options_.tensor_alignment, peak);
 }
 
-const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first,
-                                                               std::int32_t last) {
+cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std::int32_t last) {
   cpuplan::RangeToPlan& range = scratch_.range;  // its buffers kept from call to call
   range.tensors.clear();
   range.reach = range.first_node = cpuplan::kNoNode;
@@ -224,12 +223,10 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
     const Placement& p = (*before)[static_cast<std::size_t>(t)];
     if (p.size > 0 && Holds(p, t) && OwnsMemory(t)) range.start[static_cast<std::size_t>(t)] = p;
   };
-  if (from_hint) {  // the range's own tensors only: no pass over every tensor of the graph
-    for (const std::int32_t t : registered)
-      if (static_cast<std::size_t>(t) < known) take_if_holds(t);
-  } else {
+  // From the hint, the range's own tensors only (taken in the pass below): no pass over every
+  // tensor of the graph.
+  if (!from_hint)
     for (std::size_t t = 0; t < known; ++t) take_if_holds(static_cast<std::int32_t>(t));
-  }
   // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
   // the replay needs to know (tflite_shadow.h).
   for (const std::int32_t t : registered) {
@@ -239,6 +236,10 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
          tensor.type == CpuAllocationType::kArenaRwPersistent))
       shadow_.Dropped(static_cast<std::size_t>(t));
     if (!OwnsMemory(t)) continue;
+    if (from_hint && static_cast<std::size_t>(t) < known) {
+      const Placement& p = (*before)[static_cast<std::size_t>(t)];
+      if (p.size > 0 && Holds(p, t)) range.start[static_cast<std::size_t>(t)] = p;
+    }
     range.tensors.push_back(t);
     range.first_node = std::min(range.first_node, alloc_node_[t]);
     if (range.start[t].size == 0) range.reach = std::min(range.reach, alloc_node_[t]);
@@ -246,15 +247,16 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
   return range;
 }
 
-cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(const cpuplan::RangeToPlan& range,
+cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(std::vector<Placement> start,
+                                                   std::int32_t range_last,
                                                    std::int32_t from) const {
   cpuplan::Replan out;
   out.from = from;
-  out.placement = range.start;
+  out.placement = std::move(start);
   // Tensors beyond the range lose their places (their own range will place them again).
-  if (static_cast<std::size_t>(range.last) + 1 < graph_.nodes.size())
+  if (static_cast<std::size_t>(range_last) + 1 < graph_.nodes.size())
     for (std::size_t t = 0; t < out.placement.size(); ++t)
-      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range.last)
+      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range_last)
         out.placement[t] = Placement{};
   return out;
 }
@@ -373,9 +375,11 @@ void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::i
   out.high_water = std::max(plan.arena_bytes, out.others_high);
 }
 
-cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& range,
-                                                std::int32_t from) {
-  cpuplan::Replan out = StartReplan(range, from);
+cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from,
+                                                bool last_use) {
+  // The range's last plan takes its placements rather than a copy (the layout keeps them).
+  cpuplan::Replan out =
+      StartReplan(last_use ? std::move(range.start) : range.start, range.last, from);
   std::vector<std::int32_t>& free = scratch_.free;
   free.clear();
   for (const std::int32_t t : range.tensors)
@@ -426,7 +430,7 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
   changed.clear();
   for (const std::int32_t t : range.tensors)
     if (range.start[t].size == 0) changed.push_back(t);
-  cpuplan::Replan out = StartReplan(range, range.reach);
+  cpuplan::Replan out = StartReplan(range.start, range.last, range.reach);
   Step lo = std::numeric_limits<Step>::max(), hi = 0;
   for (const std::int32_t t : changed) {
     lo = std::min<Step>(lo, alloc_node_[t]);
@@ -475,10 +479,10 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
 // that stays above the bound is compared with a plan of the whole range from its first node,
 // so a re-plan that keeps offsets is never above a whole one. A small range goes to the
 // whole plan directly (kSmallRange).
-cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& range) {
+cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range) {
   cpuplan::Replan missed;  // bound and peak only
   if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
-  if (range.tensors.size() <= kSmallRange) return PlanFrom(range, range.first_node);
+  if (range.tensors.size() <= kSmallRange) return PlanFrom(range, range.first_node, true);
   cpuplan::Replan chosen = PlanFrom(range, range.reach);
   if (chosen.fixed == 0 || range.reach <= range.first_node) return chosen;
   // A missed repair swept the bound of the same records (every tensor the range keeps or
@@ -491,7 +495,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& 
   } else
     chosen.bound = BoundOf(chosen.placement, &chosen.peak);
   if (chosen.high_water > chosen.bound) {
-    cpuplan::Replan again = PlanFrom(range, range.first_node);
+    cpuplan::Replan again = PlanFrom(range, range.first_node, true);
     if (again.high_water < chosen.high_water) chosen = std::move(again);
   }
   return chosen;
@@ -499,7 +503,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& 
 
 std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
                                                                 std::int32_t last, bool fresh) {
-  const cpuplan::RangeToPlan& range = GatherRange(first, last);
+  cpuplan::RangeToPlan& range = GatherRange(first, last);
   auto layout = std::make_shared<Layout>();
   bool tflite_was_candidate = false;
   Bytes layout_bound = cpuplan::kUnknownBound;

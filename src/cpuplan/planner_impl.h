@@ -106,7 +106,7 @@ class CpuArenaPlanner::Impl {
   std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
                                                     bool fresh);
   // PlanLayout's steps (memplan_mode.cc). What the call has to place.
-  const cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
+  cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
   // Whether a tensor has main-arena memory of its own now, and whether a placement still
   // fits it (made for its current bytes and lifetime).
   bool OwnsMemory(std::int32_t tensor) const {
@@ -119,14 +119,16 @@ class CpuArenaPlanner::Impl {
   }
   // A repair when it reaches the bound, else a re-plan from the reach (and from the
   // range's first node when kept offsets cost something).
-  cpuplan::Replan ChooseReplan(const cpuplan::RangeToPlan& range);
+  cpuplan::Replan ChooseReplan(cpuplan::RangeToPlan& range);
   // `missed` receives the bound of the whole layout and its peak when a repair missed the
   // bound (a re-plan of the same range places the same tensors: the same bound).
   std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range, cpuplan::Replan& missed);
   bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous) const;
-  cpuplan::Replan PlanFrom(const cpuplan::RangeToPlan& range, std::int32_t from);
-  // The range's placements with every tensor first used after its last node forgotten.
-  cpuplan::Replan StartReplan(const cpuplan::RangeToPlan& range, std::int32_t from) const;
+  // last_use: the range's placements are not needed after this plan (it takes them).
+  cpuplan::Replan PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from, bool last_use = false);
+  // The range's placements `start` with every tensor first used after its last node forgotten.
+  cpuplan::Replan StartReplan(std::vector<cpuplan::Placement> start, std::int32_t range_last,
+                              std::int32_t from) const;
   // The placements alive somewhere in steps lo..hi as fixed records (out.fixed of them; the
   // others counted in out.others), then the `free` tensors; validated.
   const Problem& ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
