@@ -338,6 +338,36 @@ TEST(CpuPlannerScanFit, SameOffsetsAsTheIndexedStrategies) {
   }
 }
 
+// A scan told to stop at an arena stops only once the whole plan's arena would be at least
+// that (the arena only grows as records are placed), and with a limit above the whole arena
+// it is the whole plan: what the memplan mode relies on when it places TensorFlow Lite's
+// order only until it passes its own plan.
+TEST(CpuPlannerScanFit, AStoppedScanWouldHaveReachedItsLimit) {
+  std::mt19937_64 rng(29);
+  int stopped = 0;
+  for (int k = 0; k < 400; ++k) {
+    const Problem p = RandomProblem(rng, k % 2 == 1);
+    const bool tflite_fit = k % 4 < 2 && p.fixed_offsets.empty();
+    std::vector<std::size_t> order = cpuplan::GreedyBySizeOrder(p);
+    if (tflite_fit) std::shuffle(order.begin(), order.end(), rng);
+    const OffsetPlan whole = cpuplan::PlaceByScan(p, order, tflite_fit);
+    OffsetPlan part;
+    const Bytes limit = whole.arena_bytes == 0 ? 1 : 1 + rng() % (whole.arena_bytes + 1);
+    if (!cpuplan::PlaceByScan(p, order, tflite_fit, part, limit)) {
+      ++stopped;
+      EXPECT_GE(whole.arena_bytes, limit) << k;
+      EXPECT_GE(part.arena_bytes, limit) << k;
+    } else {
+      EXPECT_EQ(part.offsets, whole.offsets) << k;
+    }
+    OffsetPlan again;
+    EXPECT_TRUE(cpuplan::PlaceByScan(p, order, tflite_fit, again, whole.arena_bytes + 1)) << k;
+    EXPECT_EQ(again.offsets, whole.offsets) << k;
+    EXPECT_EQ(again.arena_bytes, whole.arena_bytes) << k;
+  }
+  EXPECT_GT(stopped, 100);
+}
+
 // greedy_by_size's order kept from an earlier problem (KeepIfStillSorted) only when it is the
 // order a sort gives: the earlier order is another random problem's (often of another size,
 // sometimes with fixed records, sometimes naming a record the problem lacks), then the same

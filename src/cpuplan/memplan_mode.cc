@@ -72,6 +72,18 @@ class LazyBound {
     };
     return (exact_ == cpuplan::kUnknownBound && within(AtHint())) || within(Exact());
   }
+  // Without a node from an earlier layout, the first node of the record a plan tops out with:
+  // that record is alive there with what it was placed above, so a plan at the bound is
+  // usually at its bound there too (one pass instead of the sweep).
+  void HintIfNone(const OffsetPlan& plan) {
+    if (hint_ >= 0 || problem_.records.empty()) return;
+    std::size_t top = 0;
+    for (std::size_t i = 1; i < problem_.records.size(); ++i)
+      if (plan.offsets[i] + problem_.records[i].size >
+          plan.offsets[top] + problem_.records[top].size)
+        top = i;
+    hint_ = problem_.records[top].first;
+  }
   Bytes exact() const { return exact_; }  // kUnknownBound when never needed
   Step peak() const { return peak_; }
 
@@ -294,14 +306,14 @@ const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>
   return problem;
 }
 
-void CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem, const std::string& strategy,
-                                           OffsetPlan& plan) {
+bool CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem, const std::string& strategy,
+                                           OffsetPlan& plan, Bytes stop_at) {
   if (strategy != "greedy_by_size" || problem.size() > cpuplan::kScanRecords) {
     plan = RunStrategy(problem, strategy);
-    return;
+    return true;
   }
   cpuplan::GreedyBySizeOrder(problem, scratch_.order);
-  cpuplan::PlaceByScan(problem, scratch_.order, false, plan);
+  return cpuplan::PlaceByScan(problem, scratch_.order, false, plan, stop_at);
 }
 
 // The candidate that won the last plan goes first; the other runs when it missed the bound.
@@ -322,6 +334,7 @@ const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem
   OffsetPlan* other = &scratch_.plans[1];
   if (cheap_won_ || !replan) {
     CheapPlacement(problem, options_.replan_strategy, *chosen);
+    bound.HintIfNone(*chosen);
     if (!bound.Reaches(chosen->arena_bytes)) {
       // TensorFlow Lite's placement only until its arena passes ours: its arena only grows
       // as it places, so from there on it is larger (and ours stays). An equal one is
@@ -334,9 +347,11 @@ const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem
   } else {
     TflitePlacement(problem, free, *chosen);
     out.tflite_candidate = true;
+    bound.HintIfNone(*chosen);
     if (++cheap_skipped_ % kRecheck == 0 && !bound.Reaches(chosen->arena_bytes)) {
-      CheapPlacement(problem, options_.replan_strategy, *other);
-      cheap_won_ = other->arena_bytes < chosen->arena_bytes;
+      // Only until it reaches TensorFlow Lite's arena: from there on it cannot win.
+      cheap_won_ = CheapPlacement(problem, options_.replan_strategy, *other, chosen->arena_bytes) &&
+                   other->arena_bytes < chosen->arena_bytes;
       if (cheap_won_) std::swap(chosen, other);
     }
   }

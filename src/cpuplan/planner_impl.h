@@ -133,7 +133,10 @@ class CpuArenaPlanner::Impl {
   // others counted in out.others), then the `free` tensors; validated.
   const Problem& ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
                                const std::vector<std::int32_t>& free, cpuplan::Replan& out);
-  void CheapPlacement(const Problem& problem, const std::string& strategy, OffsetPlan& plan);
+  // false: stopped once the arena reached `stop_at` (greedy_by_size's scan only), `plan`
+  // incomplete.
+  bool CheapPlacement(const Problem& problem, const std::string& strategy, OffsetPlan& plan,
+                      Bytes stop_at = ~Bytes{0});
   // The candidates for a problem without fixed records; sets out.bound and
   // out.tflite_candidate. `previous`: the layout before, if any. The plan chosen is one of
   // scratch_.plans.
