@@ -72,9 +72,9 @@ class LazyBound {
     };
     return (exact_ == cpuplan::kUnknownBound && within(AtHint())) || within(Exact());
   }
-  // Without a node from an earlier layout, the first node of the record a plan tops out with:
-  // that record is alive there with what it was placed above, so a plan at the bound is
-  // usually at its bound there too (one pass instead of the sweep).
+  // Without a node from an earlier layout, the first and the last node of the record a plan
+  // tops out with: it is alive there with what it was placed above, so a plan at the bound is
+  // usually at its bound at one of them (two passes instead of the sweep).
   void HintIfNone(const OffsetPlan& plan) {
     if (hint_ >= 0 || problem_.records.empty()) return;
     std::size_t top = 0;
@@ -83,14 +83,24 @@ class LazyBound {
           plan.offsets[top] + problem_.records[top].size)
         top = i;
     hint_ = problem_.records[top].first;
+    other_hint_ = problem_.records[top].last;
   }
   Bytes exact() const { return exact_; }  // kUnknownBound when never needed
   Step peak() const { return peak_; }
 
  private:
+  // The live bytes at the hint (and at the other hint, when set; the hint becomes whichever
+  // has more): each is a lower bound.
   Bytes AtHint() {
-    if (at_hint_ == cpuplan::kUnknownBound)
-      at_hint_ = hint_ >= 0 ? cpuplan::LiveBytesAt(problem_.records, problem_.alignment, hint_) : 0;
+    if (at_hint_ != cpuplan::kUnknownBound) return at_hint_;
+    at_hint_ = hint_ >= 0 ? cpuplan::LiveBytesAt(problem_.records, problem_.alignment, hint_) : 0;
+    if (other_hint_ >= 0 && other_hint_ != hint_) {
+      const Bytes other = cpuplan::LiveBytesAt(problem_.records, problem_.alignment, other_hint_);
+      if (other > at_hint_) {
+        at_hint_ = other;
+        hint_ = other_hint_;
+      }
+    }
     return at_hint_;
   }
   Bytes Exact() {
@@ -101,6 +111,7 @@ class LazyBound {
 
   const Problem& problem_;
   Step hint_;
+  Step other_hint_ = -1;
   Bytes at_hint_ = cpuplan::kUnknownBound;
   Bytes exact_ = cpuplan::kUnknownBound;
   Step peak_ = -1;
