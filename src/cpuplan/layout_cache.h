@@ -11,14 +11,6 @@
 
 namespace memplan::cpuplan {
 
-struct Layout {
-  std::uint64_t id = 0;              // derived from how it was made; equal ids, equal layouts
-  std::vector<Placement> placement;  // per tensor; size 0 = none
-  Bytes high_water = 0;
-  CpuTfliteCheck check = CpuTfliteCheck::kNone;  // why it is no larger than TensorFlow Lite's
-  std::int64_t peak_step = -1;  // a node where its lower bound is reached, when known (-1)
-};
-
 // Every tensor's bytes and type, and a hash of them updated in O(1) per change. Both live in
 // one array (the bytes, then the types packed eight to a word): a copy for the cache is one
 // allocation and its comparison one memcmp.
@@ -44,6 +36,17 @@ class ShapeSignature {
   std::vector<Bytes> words_;
   std::size_t size_ = 0;
   std::uint64_t hash_ = 0;
+};
+
+struct Layout {
+  std::uint64_t id = 0;              // derived from how it was made; equal ids, equal layouts
+  std::vector<Placement> placement;  // per tensor; size 0 = none
+  Bytes high_water = 0;
+  CpuTfliteCheck check = CpuTfliteCheck::kNone;  // why it is no larger than TensorFlow Lite's
+  std::int64_t peak_step = -1;  // a node where its lower bound is reached, when known (-1)
+  // The shapes it was made for, when the log and the cache took them from it (shared through
+  // the layout: one allocation for both); else empty.
+  ShapeSignature shapes;
 };
 
 // What a node-range call was asked with: the range, the layout it started from (0 when

@@ -173,13 +173,17 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
       shadow_.Executed(first, last, logged_shapes_, false);
       stats_.cache_hit = true;
     } else {
-      // A copy of the shapes for the log and the cache, unless the last one logged is the
-      // same (the first call after PlanAllocations, a range after ResetAllocationsAfter).
-      if (!logged_shapes_ || !(*logged_shapes_ == signature_))
-        logged_shapes_ = std::make_shared<const cpuplan::ShapeSignature>(signature_);
+      // A copy of the shapes for the log and the cache, in the new layout (one allocation for
+      // both), unless the last one logged is the same (the first call after PlanAllocations, a
+      // range after ResetAllocationsAfter).
+      auto layout = std::make_shared<Layout>();
+      if (!logged_shapes_ || !(*logged_shapes_ == signature_)) {
+        layout->shapes = signature_;
+        logged_shapes_ = std::shared_ptr<const cpuplan::ShapeSignature>(layout, &layout->shapes);
+      }
       shadow_.Executed(first, last, logged_shapes_, false);
       AssignTemporaries(first, last);
-      layout_ = PlanLayout(first, last, fresh);
+      layout_ = PlanLayout(first, last, fresh, std::move(layout));
       cache_.Insert(key, logged_shapes_, layout_);
     }
     if (persistent_tensors_ > 0) {
@@ -528,9 +532,9 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
 }
 
 std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
-                                                                std::int32_t last, bool fresh) {
+                                                                std::int32_t last, bool fresh,
+                                                                std::shared_ptr<Layout> layout) {
   cpuplan::RangeToPlan& range = GatherRange(first, last);
-  auto layout = std::make_shared<Layout>();
   bool tflite_was_candidate = false;
   Bytes layout_bound = cpuplan::kUnknownBound;
   if (range.reach != cpuplan::kNoNode) {
@@ -618,7 +622,10 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
 
 void CpuArenaPlanner::Impl::ResetAfterMemplan(std::int32_t node) {
   if (!layout_) return;
-  auto layout = std::make_shared<Layout>(*layout_);
+  auto layout = std::make_shared<Layout>();  // the placements, not the shapes
+  layout->placement = layout_->placement;
+  layout->check = layout_->check;
+  layout->peak_step = layout_->peak_step;
   for (Placement& p : layout->placement)
     if (p.size > 0 && p.first > node) p = Placement{};
   layout->high_water = HighWater(layout->placement);

@@ -103,8 +103,10 @@ class CpuArenaPlanner::Impl {
   // memplan mode.
   void ExecuteMemplan(std::int32_t first, std::int32_t last);
   void ResetAfterMemplan(std::int32_t node);
+  // Plans into `layout` (new, possibly holding the shapes already) and returns it.
   std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
-                                                    bool fresh);
+                                                    bool fresh,
+                                                    std::shared_ptr<cpuplan::Layout> layout);
   // PlanLayout's steps (memplan_mode.cc). What the call has to place.
   cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
   // Whether a tensor has main-arena memory of its own now, and whether a placement still
