@@ -68,9 +68,9 @@ std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shap
       Mix(key.base + 7) ^ Mix(key.path + 13));
 }
 
-const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes) const {
-  if (entries_.empty()) return nullptr;
-  const std::uint64_t hash = Hash(key, shapes);
+const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes,
+                                      std::uint64_t& hash) const {
+  hash = Hash(key, shapes);
   for (std::size_t i = 0; i < hashes_.size(); ++i) {
     if (hashes_[i] != hash) continue;
     const Entry& e = entries_[i];
@@ -81,10 +81,10 @@ const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature
   return nullptr;
 }
 
-void LayoutCache::Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignature> shapes,
+void LayoutCache::Insert(std::uint64_t hash, const LayoutKey& key,
+                         std::shared_ptr<const ShapeSignature> shapes,
                          std::shared_ptr<const Layout> layout) {
   if (capacity_ == 0) return;
-  const std::uint64_t hash = Hash(key, *shapes);
   Entry entry{key, {std::move(layout), std::move(shapes)}};
   if (entries_.size() < capacity_) {
     hashes_.push_back(hash);

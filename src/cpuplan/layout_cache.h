@@ -71,11 +71,13 @@ class LayoutCache {
   explicit LayoutCache(std::size_t capacity = 0);
   void SetCapacity(std::size_t capacity);
   void Clear();
-  // The layout made for this key and these shapes, or nullptr.
-  const CachedLayout* Find(const LayoutKey& key, const ShapeSignature& shapes) const;
-  // Keeps it, dropping the oldest entry beyond the capacity.
-  void Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignature> shapes,
-              std::shared_ptr<const Layout> layout);
+  // The layout made for this key and these shapes, or nullptr; `hash` receives
+  // Hash(key, shapes) for the Insert that follows a miss.
+  const CachedLayout* Find(const LayoutKey& key, const ShapeSignature& shapes,
+                           std::uint64_t& hash) const;
+  // Keeps it, dropping the oldest entry beyond the capacity (`hash`: Hash(key, *shapes)).
+  void Insert(std::uint64_t hash, const LayoutKey& key,
+              std::shared_ptr<const ShapeSignature> shapes, std::shared_ptr<const Layout> layout);
   std::size_t size() const { return entries_.size(); }
   static std::uint64_t Hash(const LayoutKey& key, const ShapeSignature& shapes);
 

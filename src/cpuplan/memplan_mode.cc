@@ -166,7 +166,8 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     const cpuplan::LayoutKey key{first, last, first == 0 || !layout_ ? 0 : layout_->id,
                                  shadow_.path()};
     const bool fresh = shadow_.CallsSinceReset() == 0;
-    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_)) {
+    std::uint64_t key_hash = 0;
+    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) {
       // The same range was planned since PlanAllocations: its temporaries have lifetimes.
       layout_ = cached->layout;
       logged_shapes_ = cached->shapes;
@@ -183,8 +184,8 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
       }
       shadow_.Executed(first, last, logged_shapes_, false);
       AssignTemporaries(first, last);
-      layout_ = PlanLayout(first, last, fresh, std::move(layout));
-      cache_.Insert(key, logged_shapes_, layout_);
+      layout_ = PlanLayout(first, last, fresh, std::move(layout), key_hash);
+      cache_.Insert(key_hash, key, logged_shapes_, layout_);
     }
     if (persistent_tensors_ > 0) {
       std::vector<std::int32_t> persistent;
@@ -533,7 +534,8 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
 
 std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
                                                                 std::int32_t last, bool fresh,
-                                                                std::shared_ptr<Layout> layout) {
+                                                                std::shared_ptr<Layout> layout,
+                                                                std::uint64_t key_hash) {
   cpuplan::RangeToPlan& range = GatherRange(first, last);
   bool tflite_was_candidate = false;
   Bytes layout_bound = cpuplan::kUnknownBound;
@@ -554,8 +556,8 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
   CheckAgainstTflite(*layout, tflite_was_candidate, layout_bound);
   const std::uint64_t previous_id = range.previous ? range.previous->id : 0;
   scratch_.range.previous.reset();
-  layout->id = cpuplan::Mix(cpuplan::LayoutCache::Hash({first, last, 0, 0}, signature_) ^
-                            cpuplan::Mix(previous_id) ^ cpuplan::Mix(shadow_.path() + 3));
+  layout->id =
+      cpuplan::Mix(key_hash ^ cpuplan::Mix(previous_id) ^ cpuplan::Mix(shadow_.path() + 3));
   return layout;
 }
 

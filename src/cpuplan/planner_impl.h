@@ -103,10 +103,13 @@ class CpuArenaPlanner::Impl {
   // memplan mode.
   void ExecuteMemplan(std::int32_t first, std::int32_t last);
   void ResetAfterMemplan(std::int32_t node);
-  // Plans into `layout` (new, possibly holding the shapes already) and returns it.
+  // Plans into `layout` (new, possibly holding the shapes already) and returns it; its id
+  // derives from the call's cache key (`key_hash`), the layout before and the calls since
+  // the last reset.
   std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
                                                     bool fresh,
-                                                    std::shared_ptr<cpuplan::Layout> layout);
+                                                    std::shared_ptr<cpuplan::Layout> layout,
+                                                    std::uint64_t key_hash);
   // PlanLayout's steps (memplan_mode.cc). What the call has to place.
   cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
   // Whether a tensor has main-arena memory of its own now, and whether a placement still

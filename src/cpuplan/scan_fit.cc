@@ -7,6 +7,7 @@
 #include <array>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "memplan/error.h"
 #include "src/cpuplan/align.h"
@@ -141,7 +142,9 @@ bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, boo
   plan.offsets.assign(problem.size(), 0);
   plan.arena_bytes = 0;
   plan.detail.clear();
-  plan.strategy = tflite_fit ? "tflite_cpu" : "greedy_by_size";
+  // Named only when the reused plan holds another name (no string copy per placement).
+  const std::string_view name = tflite_fit ? "tflite_cpu" : "greedy_by_size";
+  if (plan.strategy != name) plan.strategy.assign(name);
   return tflite_fit ? PlaceInOrder<true>(problem, order, plan, stop_at, placed)
                     : PlaceInOrder<false>(problem, order, plan, stop_at, placed);
 }
