@@ -57,11 +57,16 @@ class LazyBound {
  public:
   LazyBound(const Problem& problem, Step hint) : problem_(problem), hint_(hint) {}
 
-  // Whether a plan of `arena` bytes is at the bound.
+  // Whether a plan of `arena` bytes is at the bound: asked at the hint, then (hints guessed)
+  // over every step coarsely (two passes), then swept. A plan no larger than a lower bound is
+  // at the bound.
   bool Reaches(Bytes arena) {
     if (exact_ == cpuplan::kUnknownBound && arena <= AtHint()) {
       exact_ = AtHint();
       peak_ = hint_;
+    } else if (exact_ == cpuplan::kUnknownBound && guessed_ && arena <= Coarse()) {
+      exact_ = Coarse();
+      peak_ = coarse_peak_;
     }
     return arena <= Exact();
   }
@@ -70,7 +75,9 @@ class LazyBound {
     const auto within = [&](Bytes bound) {
       return static_cast<double>(arena) <= static_cast<double>(bound) * slack;
     };
-    return (exact_ == cpuplan::kUnknownBound && within(AtHint())) || within(Exact());
+    return (exact_ == cpuplan::kUnknownBound &&
+            (within(AtHint()) || (guessed_ && within(Coarse())))) ||
+           within(Exact());
   }
   // Without a node from an earlier layout, the first and the last node of the record a plan
   // tops out with: it is alive there with what it was placed above, so a plan at the bound is
@@ -84,6 +91,7 @@ class LazyBound {
         top = i;
     hint_ = problem_.records[top].first;
     other_hint_ = problem_.records[top].last;
+    guessed_ = true;
   }
   Bytes exact() const { return exact_; }  // kUnknownBound when never needed
   Step peak() const { return peak_; }
@@ -103,6 +111,11 @@ class LazyBound {
     }
     return at_hint_;
   }
+  Bytes Coarse() {
+    if (coarse_ == cpuplan::kUnknownBound)
+      coarse_ = cpuplan::CoarseLowerBound(problem_.records, problem_.alignment, &coarse_peak_);
+    return coarse_;
+  }
   Bytes Exact() {
     if (exact_ == cpuplan::kUnknownBound)
       exact_ = cpuplan::SweepLowerBound(problem_.records, problem_.alignment, &peak_);
@@ -112,7 +125,12 @@ class LazyBound {
   const Problem& problem_;
   Step hint_;
   Step other_hint_ = -1;
+  // The hints are guesses (no earlier layout's peak): the coarse bound is asked before the
+  // sweep. With an earlier peak the hint usually settles it, and a miss goes to the sweep.
+  bool guessed_ = false;
   Bytes at_hint_ = cpuplan::kUnknownBound;
+  Bytes coarse_ = cpuplan::kUnknownBound;
+  Step coarse_peak_ = -1;
   Bytes exact_ = cpuplan::kUnknownBound;
   Step peak_ = -1;
 };
