@@ -207,8 +207,7 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     }
     if (persistent_tensors_ > 0) {
       std::vector<std::int32_t> persistent;
-      Registered(first, last, scratch_.registered);
-      for (const std::int32_t t : scratch_.registered)
+      for (const std::int32_t t : RangeTensors(first, last))
         if (graph_.tensors[t].type == CpuAllocationType::kArenaRwPersistent)
           persistent.push_back(t);
       cpuplan::SortInTfliteOrder(persistent, graph_, alloc_node_, dealloc_node_);
@@ -249,6 +248,17 @@ Bytes CpuArenaPlanner::Impl::BoundOf(const std::vector<Placement>& placement, St
   return cpuplan::SweepLowerBound(records, options_.tensor_alignment, peak);
 }
 
+const std::vector<std::int32_t>& CpuArenaPlanner::Impl::RangeTensors(std::int32_t first,
+                                                                     std::int32_t last) {
+  if (first != gathered_first_ || last != gathered_last_ || gathered_ != registrations_) {
+    Registered(first, last, scratch_.registered);
+    gathered_first_ = first;
+    gathered_last_ = last;
+    gathered_ = registrations_;
+  }
+  return scratch_.registered;
+}
+
 cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std::int32_t last) {
   cpuplan::RangeToPlan& range = scratch_.range;  // its buffers kept from call to call
   range.tensors.clear();
@@ -256,8 +266,7 @@ cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std
   range.last = last;
   range.previous = layout_ ? layout_ : hint_;
   const std::size_t n = graph_.tensors.size();
-  std::vector<std::int32_t>& registered = scratch_.registered;
-  Registered(first, last, registered);  // distinct tensors
+  const std::vector<std::int32_t>& registered = RangeTensors(first, last);
   // The previous placements that still hold. The first call after a reset takes from the old
   // layout only the offsets of the range's tensors: the others have no memory until their
   // own range is executed.

@@ -48,6 +48,9 @@ class CpuArenaPlanner::Impl {
   // Per node: the tensors the node's range has to place (outputs, temporaries; inputs and
   // variables on node 0).
   std::vector<std::vector<std::int32_t>> registered_;
+  std::uint64_t registrations_ = 0;             // bumped whenever registered_ changes
+  std::uint64_t gathered_ = ~std::uint64_t{0};  // RangeTensors(): what scratch_.registered holds
+  std::int32_t gathered_first_ = -1, gathered_last_ = -1;
   cpuplan::SimpleArena main_;
   cpuplan::SimpleArena persistent_;
   std::int32_t last_active_node_ = cpuplan::kEndOfRun;  // kEndOfRun = undefined
@@ -85,6 +88,9 @@ class CpuArenaPlanner::Impl {
   // The distinct tensors registered to nodes first..last (in registration order).
   std::vector<std::int32_t> Registered(std::int32_t first, std::int32_t last);
   void Registered(std::int32_t first, std::int32_t last, std::vector<std::int32_t>& out);
+  // kMemplan: the same in scratch_.registered, gathered again only when the range or the
+  // registrations changed since the last call (a re-plan of the same range reuses them).
+  const std::vector<std::int32_t>& RangeTensors(std::int32_t first, std::int32_t last);
   // Whether `tensor` uses its root's buffer now (dropping a share that no longer holds).
   bool SharesNow(std::int32_t tensor);
   bool SharesNowConst(std::int32_t tensor) const {
