@@ -286,38 +286,39 @@ TEST(CpuPlannerTfliteBound, MemplanNeverAboveTfliteAfterAnyCall) {
   }
 }
 
+// Fewer than `most` records over 40 steps, one in `empty_one_in` empty; sizes 1..300, or
+// (near_units) a few alignment units less up to 2 bytes, so paddings are small and often equal.
+Problem RandomRecords(std::mt19937_64& rng, bool near_units, std::uint64_t most = 60,
+                      std::uint64_t empty_one_in = 5) {
+  Problem p;
+  p.alignment = Bytes{1} << (rng() % 7);
+  const int n = static_cast<int>(rng() % most);
+  for (int i = 0; i < n; ++i) {
+    const Step first = static_cast<Step>(rng() % 40);
+    const bool empty = rng() % empty_one_in == 0;
+    const Bytes size = empty ? 0 : near_units ? 64 * (1 + rng() % 4) - rng() % 3 : 1 + rng() % 300;
+    p.records.push_back({size, first, first + static_cast<Step>(rng() % 12)});
+  }
+  return p;
+}
+
 TEST(CpuPlannerTfliteBound, SweepLowerBoundEqualsOffsetsLowerBound) {
   std::mt19937_64 rng(17);
   for (int k = 0; k < 300; ++k) {
-    Problem p;
-    p.alignment = Bytes{1} << (rng() % 7);
-    const int n = static_cast<int>(rng() % 60);
-    for (int i = 0; i < n; ++i) {
-      const Step first = static_cast<Step>(rng() % 40);
-      p.records.push_back(
-          {rng() % 5 == 0 ? 0 : 1 + rng() % 300, first, first + static_cast<Step>(rng() % 12)});
-    }
+    const Problem p = RandomRecords(rng, false);
     EXPECT_EQ(cpuplan::SweepLowerBound(p.records, p.alignment), OffsetsLowerBound(p)) << k;
   }
 }
 
 // The coarse bound (two passes) is never above the bound, and where a plan's arena is no
 // larger than it (so the arena is the bound), the bound is reached at the step it names:
-// what a first plan relies on before sweeping. Records of a few sizes, many of them one
-// alignment unit apart, so the coarse bound often is the bound.
+// what a first plan relies on before sweeping. Half the problems have sizes a few bytes under
+// whole alignment units, so the coarse bound often is the bound.
 TEST(CpuPlannerTfliteBound, CoarseLowerBoundIsALowerBoundReachedAtItsPeak) {
   std::mt19937_64 rng(19);
   int settled = 0;
   for (int k = 0; k < 300; ++k) {
-    Problem p;
-    p.alignment = Bytes{1} << (rng() % 7);
-    const int n = static_cast<int>(rng() % 60);
-    for (int i = 0; i < n; ++i) {
-      const Step first = static_cast<Step>(rng() % 40);
-      const Bytes size = k % 2 == 0 ? 1 + rng() % 300 : 64 * (1 + rng() % 4) - rng() % 3;
-      p.records.push_back(
-          {rng() % 5 == 0 ? 0 : size, first, first + static_cast<Step>(rng() % 12)});
-    }
+    const Problem p = RandomRecords(rng, k % 2 == 1);
     Step peak = -1;
     const Bytes coarse = cpuplan::CoarseLowerBound(p.records, p.alignment, &peak);
     const Bytes bound = OffsetsLowerBound(p);
@@ -331,14 +332,8 @@ TEST(CpuPlannerTfliteBound, CoarseLowerBoundIsALowerBoundReachedAtItsPeak) {
 }
 
 Problem RandomProblem(std::mt19937_64& rng, bool with_fixed) {
-  Problem p;
-  p.alignment = Bytes{1} << (rng() % 7);
-  const int n = static_cast<int>(rng() % 80);
-  for (int i = 0; i < n; ++i) {
-    const Step first = static_cast<Step>(rng() % 40);
-    p.records.push_back(
-        {rng() % 7 == 0 ? 0 : 1 + rng() % 300, first, first + static_cast<Step>(rng() % 12)});
-  }
+  Problem p = RandomRecords(rng, false, 80, 7);
+  const auto n = static_cast<int>(p.records.size());
   if (with_fixed && n > 0) {
     // A valid layout of a prefix stays fixed (as the kept offsets of a re-plan).
     Problem prefix;
