@@ -145,7 +145,7 @@ void CpuArenaPlanner::Impl::ResetAllocations() {
   if (options_.mode == CpuPlannerMode::kTfliteCpu || persistent_tensors_ > 0)
     std::fill(placement_.begin(), placement_.end(), Placement{});
   last_active_node_ = kEndOfRun;
-  if (layout_) hint_ = layout_;
+  if (layout_) hint_ = std::move(layout_);  // the layout becomes the hint (layout_ empties)
   layout_.reset();
   if (options_.mode == CpuPlannerMode::kMemplan) shadow_.Reset();
   ++version_;

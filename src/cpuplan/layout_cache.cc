@@ -6,13 +6,6 @@
 
 namespace memplan::cpuplan {
 
-std::uint64_t Mix(std::uint64_t value) {
-  value += 0x9e3779b97f4a7c15ULL;
-  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-  return value ^ (value >> 31);
-}
-
 std::uint64_t ShapeSignature::Term(std::size_t tensor, Bytes bytes, std::uint8_t type) {
   return Mix(Mix(tensor) ^ Mix(bytes + 0x51ULL) ^ (std::uint64_t{type} << 56));
 }
@@ -62,10 +55,12 @@ void LayoutCache::Clear() {
 }
 
 std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shapes) {
-  return Mix(
-      shapes.hash() ^
-      Mix(static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last)) ^
-      Mix(key.base + 7) ^ Mix(key.path + 13));
+  // One mix of the range and one of everything: a lookup per call should cost little; the
+  // entry's key and shapes are compared in full on a match.
+  const std::uint64_t range =
+      static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last);
+  return Mix(shapes.hash() ^ Mix(range ^ key.base * 0x9e3779b97f4a7c15ULL) ^
+             (key.path + 13) * 0xc2b2ae3d27d4eb4fULL);
 }
 
 const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes,

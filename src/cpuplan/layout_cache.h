@@ -95,7 +95,13 @@ class LayoutCache {
   std::size_t next_ = 0;  // the slot the next insert overwrites once full (the oldest)
 };
 
-// A 64-bit mix (splitmix64's finaliser), for hashes and layout ids.
-std::uint64_t Mix(std::uint64_t value);
+// A 64-bit mix (splitmix64's finaliser), for hashes and layout ids; inline, as a cached
+// shape's lookup is a handful of them.
+inline std::uint64_t Mix(std::uint64_t value) {
+  value += 0x9e3779b97f4a7c15ULL;
+  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+  return value ^ (value >> 31);
+}
 
 }  // namespace memplan::cpuplan
