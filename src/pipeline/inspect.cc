@@ -243,6 +243,15 @@ Json OfflinePlanJson(const TfliteInspection& in) {
   return j;
 }
 
+// An input dimension: its name, the input, the tensor, the axis and the stored size.
+Json DimensionJson(const Graph& g, const TfliteInputDimension& d) {
+  return {{"name", d.name},
+          {"input", PrintableText(InspectedTensor(g, {0, d.tensor}).name)},
+          {"tensor", d.tensor},
+          {"axis", d.axis},
+          {"stored", d.stored}};
+}
+
 }  // namespace
 
 Json TfliteInspectionJson(const std::string& input, const TfliteInspection& in) {
@@ -289,21 +298,13 @@ Json TfliteInspectionJson(const std::string& input, const TfliteInspection& in) 
   }
   j["unsized"] = std::move(unsized);
   Json open = Json::array();
-  for (const TfliteInputDimension& d : in.open)
-    open.push_back({{"name", d.name},
-                    {"input", PrintableText(InspectedTensor(g, {0, d.tensor}).name)},
-                    {"tensor", d.tensor},
-                    {"axis", d.axis},
-                    {"stored", d.stored}});
+  for (const TfliteInputDimension& d : in.open) open.push_back(DimensionJson(g, d));
   j["open_dimensions"] = std::move(open);
   Json dims = Json::array();
-  for (const TfliteInputDimension& d : in.dims)
-    dims.push_back({{"name", d.name},
-                    {"input", PrintableText(InspectedTensor(g, {0, d.tensor}).name)},
-                    {"tensor", d.tensor},
-                    {"axis", d.axis},
-                    {"stored", d.stored},
-                    {"open", d.open}});
+  for (const TfliteInputDimension& d : in.dims) {
+    dims.push_back(DimensionJson(g, d));
+    dims.back()["open"] = d.open;
+  }
   j["input_dimensions"] = std::move(dims);
   j["batch_alias"] = TfliteHasBatchAlias(in.open);
   Json metadata = Json::array();
