@@ -10,7 +10,8 @@
 // the same calls on the same shapes; each sample times one planner's calls, the two
 // alternating, so a loaded machine slows both alike. Counters are medians over the rounds:
 // per kind of step the median of the steps' ratios memplan / tflite_cpu and the worst one,
-// and the two times of the median step. MEMPLAN_REPLAN_ROUNDS sets the rounds (default 41);
+// and the two times of the median step (each sample includes clock_floor_us, the time of an
+// empty timed interval). MEMPLAN_REPLAN_ROUNDS sets the rounds (default 41);
 // MEMPLAN_REPLAN_STEPS=1 prints every step.
 #include <benchmark/benchmark.h>
 
@@ -158,6 +159,17 @@ double PlanStep(CpuArenaPlanner& p, bool first) {
   return std::chrono::duration<double, std::micro>(Clock::now() - a).count();
 }
 
+// The median of an empty timed interval: what each sample above includes besides the calls
+// (two clock reads), worth knowing where a repeated shape's calls take tens of ns.
+double ClockFloorUs() {
+  std::vector<double> empty;
+  for (int i = 0; i < 1001; ++i) {
+    const auto a = Clock::now();
+    empty.push_back(std::chrono::duration<double, std::micro>(Clock::now() - a).count());
+  }
+  return Median(std::move(empty));
+}
+
 // Samples per step and planner ([0] memplan, [1] tflite_cpu), and the arena figures.
 struct Samples {
   std::vector<std::array<std::vector<double>, 2>> step;  // per step of the walk, then late
@@ -259,6 +271,7 @@ void BM_AgainstTflite(benchmark::State& state, const std::string& name) {
   state.counters["tensors"] = static_cast<double>(walk->graphs[0].tensors.size());
   state.counters["steps_above_tflite"] = static_cast<double>(s.above_tflite);
   state.counters["worst_vs_bound"] = s.worst_vs_bound;
+  state.counters["clock_floor_us"] = ClockFloorUs();
 }
 
 BENCHMARK_CAPTURE(BM_AgainstTflite, tiny, std::string("tiny"))
