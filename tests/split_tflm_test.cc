@@ -46,7 +46,9 @@ void ExpectArenaEqualsReal(const std::filesystem::path& path, const std::string&
   EXPECT_FALSE(a["lower_bound"].get<bool>()) << path;
 }
 
-using ModelOnTarget = std::tuple<const char*, const char*>;  // target, model
+// The target measured (tests/data/tflm_split_TARGET.json) and the model. Each file says
+// which target split chose its models for ("split_target") and which it measured them on.
+using ModelOnTarget = std::tuple<const char*, const char*>;
 class SplitOnRealTflm : public ::testing::TestWithParam<ModelOnTarget> {};
 
 TEST_P(SplitOnRealTflm, WritesTheMeasuredModelWithTheRealWholeArena) {
@@ -54,6 +56,8 @@ TEST_P(SplitOnRealTflm, WritesTheMeasuredModelWithTheRealWholeArena) {
   const std::string target = std::get<0>(GetParam());
   const std::string model = std::string(std::get<1>(GetParam())) + ".tflite";
   const nlohmann::json measured = Measured(target);
+  ASSERT_EQ(measured["target"]["name"].get<std::string>(), target);
+  const std::string split_target = measured["split_target"].get<std::string>();
   const nlohmann::json& m = EntryFor(measured, model);
   ASSERT_FALSE(m.is_null()) << model << " is not in tests/data/tflm_split_" << target << ".json";
   // The real TFLM ran both with the smallest arena; their outputs were the same bits.
@@ -63,8 +67,9 @@ TEST_P(SplitOnRealTflm, WritesTheMeasuredModelWithTheRealWholeArena) {
 
   const auto original = shared / "models" / model;
   const auto out = testing::TempDir() / ("split." + model);
-  const auto r = testing::RunMemplan("split " + testing::Quote(original) + " -o " +
-                                     testing::Quote(out) + " --target " + target + " -q -f json");
+  const auto r =
+      testing::RunMemplan("split " + testing::Quote(original) + " -o " + testing::Quote(out) +
+                          " --target " + split_target + " -q -f json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string written = ReadFileBytes(out);
   EXPECT_EQ(fmt::format("{:016x}", detail::HashText(written)),
@@ -73,10 +78,11 @@ TEST_P(SplitOnRealTflm, WritesTheMeasuredModelWithTheRealWholeArena) {
          "as docs/below-the-bound.md says (\"Checked on the real TFLM\") and record the "
          "figures here";
   // What split says, what `memplan arena` says and what the real TFLM printed agree.
-  const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["arena_before"].get<Bytes>(),
+  const nlohmann::json printed = nlohmann::json::parse(r.out);
+  const nlohmann::json& figures = printed["targets"][target];
+  EXPECT_EQ(figures["before"]["arena"].get<Bytes>(),
             m["original"]["minimal_arena_bytes_micro_interpreter"].get<Bytes>());
-  EXPECT_EQ(j["arena_after"].get<Bytes>(),
+  EXPECT_EQ(figures["after"]["arena"].get<Bytes>(),
             m["split"]["minimal_arena_bytes_micro_interpreter"].get<Bytes>());
   ExpectArenaEqualsReal(original, target, m["original"]);
   ExpectArenaEqualsReal(out, target, m["split"]);
