@@ -119,6 +119,7 @@ TEST(SplitOnRealTflmRefused, NotCountedModelsAreLeftAsTheyAre) {
                                        " -o " + testing::Quote(out) + " -q");
     EXPECT_EQ(r.exit_code, m["split_exit_code"].get<int>()) << model << r.out << r.err;
     EXPECT_FALSE(std::filesystem::exists(out)) << model;
+    EXPECT_NE(r.out.find("has an op the target refuses"), std::string::npos) << r.out;
     const auto a =
         testing::RunMemplan("arena " + testing::Quote(shared / "models" / model) + " -f json");
     EXPECT_NE(a.exit_code, 0) << model << ": the real TFLM refuses it; memplan arena should";
