@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <tuple>
 
 #include "memplan/records_io.h"
 #include "src/runtime/hash_stream.h"
@@ -46,39 +45,29 @@ void ExpectArenaEqualsReal(const std::filesystem::path& path, const std::string&
   EXPECT_FALSE(a["lower_bound"].get<bool>()) << path;
 }
 
-// The target measured (tests/data/tflm_split_TARGET.json) and the model. Each file says
-// which target split chose its models for ("split_target") and which it measured them on.
-using ModelOnTarget = std::tuple<const char*, const char*>;
-class SplitOnRealTflm : public ::testing::TestWithParam<ModelOnTarget> {};
+// The targets measured (tests/data/tflm_split_TARGET.json); each file says which target
+// split chose its models for ("split_target") and which it measured them on ("target").
+constexpr const char* kMeasuredTargets[] = {"host64", "arm32"};
 
-TEST_P(SplitOnRealTflm, WritesTheMeasuredModelWithTheRealWholeArena) {
-  MEMPLAN_REQUIRE_SHARED(shared);
-  const std::string target = std::get<0>(GetParam());
-  const std::string model = std::string(std::get<1>(GetParam())) + ".tflite";
+// Checks one data file's figures for `model` against the model split wrote to `out`.
+void ExpectMeasuredFigures(const std::filesystem::path& original, const std::filesystem::path& out,
+                           const nlohmann::json& printed, const std::string& target) {
+  const std::string model = original.filename().string();
+  SCOPED_TRACE(model + " measured on " + target);
   const nlohmann::json measured = Measured(target);
-  ASSERT_EQ(measured["target"]["name"].get<std::string>(), target);
-  const std::string split_target = measured["split_target"].get<std::string>();
   const nlohmann::json& m = EntryFor(measured, model);
   ASSERT_FALSE(m.is_null()) << model << " is not in tests/data/tflm_split_" << target << ".json";
   // The real TFLM ran both with the smallest arena; their outputs were the same bits.
   ASSERT_TRUE(m["outputs_identical"].get<bool>());
   ASSERT_TRUE(m["split"]["invoke_at_minimal"].get<bool>());
   ASSERT_EQ(m["original"]["outputs_fnv1a64_by_seed"], m["split"]["outputs_fnv1a64_by_seed"]);
-
-  const auto original = shared / "models" / model;
-  const auto out = testing::TempDir() / ("split." + model);
-  const auto r =
-      testing::RunMemplan("split " + testing::Quote(original) + " -o " + testing::Quote(out) +
-                          " --target " + split_target + " -q -f json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string written = ReadFileBytes(out);
-  EXPECT_EQ(fmt::format("{:016x}", detail::HashText(written)),
+  EXPECT_EQ(fmt::format("{:016x}", detail::HashText(ReadFileBytes(out))),
             m["split_fnv1a64"].get<std::string>())
       << "split writes another model than the one measured on the real TFLM: measure it again "
          "as docs/below-the-bound.md says (\"Checked on the real TFLM\") and record the "
-         "figures here";
+         "figures in tests/data/tflm_split_"
+      << target << ".json";
   // What split says, what `memplan arena` says and what the real TFLM printed agree.
-  const nlohmann::json printed = nlohmann::json::parse(r.out);
   const nlohmann::json& figures = printed["targets"][target];
   EXPECT_EQ(figures["before"]["arena"].get<Bytes>(),
             m["original"]["minimal_arena_bytes_micro_interpreter"].get<Bytes>());
@@ -86,25 +75,44 @@ TEST_P(SplitOnRealTflm, WritesTheMeasuredModelWithTheRealWholeArena) {
             m["split"]["minimal_arena_bytes_micro_interpreter"].get<Bytes>());
   ExpectArenaEqualsReal(original, target, m["original"]);
   ExpectArenaEqualsReal(out, target, m["split"]);
+}
+
+class SplitOnRealTflm : public ::testing::TestWithParam<const char*> {};
+
+// One split per model (for the target the files name), checked against every file.
+TEST_P(SplitOnRealTflm, WritesTheMeasuredModelWithTheRealWholeArena) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const auto original = shared / "models" / (std::string(GetParam()) + ".tflite");
+  const std::string split_target = Measured(kMeasuredTargets[0])["split_target"];
+  const auto out = testing::TempDir() / ("split." + original.filename().string());
+  const auto r =
+      testing::RunMemplan("split " + testing::Quote(original) + " -o " + testing::Quote(out) +
+                          " --target " + split_target + " -q -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json printed = nlohmann::json::parse(r.out);
+  for (const char* target : kMeasuredTargets) {
+    const nlohmann::json measured = Measured(target);
+    ASSERT_EQ(measured["target"]["name"].get<std::string>(), target);
+    ASSERT_EQ(measured["split_target"].get<std::string>(), split_target) << target;
+    ExpectMeasuredFigures(original, out, printed, target);
+  }
   std::filesystem::remove_all(out.parent_path());
 }
 
-std::string Name(const ::testing::TestParamInfo<ModelOnTarget>& info) {
-  std::string name = std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+std::string Name(const ::testing::TestParamInfo<const char*>& info) {
+  std::string name = info.param;
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;
 }
 
 // Split's benchmark (issue 28), the five models TFLM's reference kernels run.
-INSTANTIATE_TEST_SUITE_P(
-    Host64, SplitOnRealTflm,
-    ::testing::Combine(::testing::Values("host64"),
-                       ::testing::Values("person_detect_96_int8", "tinymlperf_vww_96_float",
-                                         "mobilenet_v1_0.25_224_float",
-                                         "mobilenet_v2_1.0_224_int8_pytorch_nchw",
-                                         "tinymlperf_resnet8_cifar10_int8")),
-    Name);
+INSTANTIATE_TEST_SUITE_P(Benchmark, SplitOnRealTflm,
+                         ::testing::Values("person_detect_96_int8", "tinymlperf_vww_96_float",
+                                           "mobilenet_v1_0.25_224_float",
+                                           "mobilenet_v2_1.0_224_int8_pytorch_nchw",
+                                           "tinymlperf_resnet8_cifar10_int8"),
+                         Name);
 
 // The sixth model of the benchmark: TFLM's reference kernels refuse it (uint8), and split
 // leaves it as it is (its patches would add uint8 CONCATENATIONs, refused too).
