@@ -11,18 +11,22 @@
 
 #include "memplan/exact.h"
 #include "memplan/problem.h"
+#include "memplan/schedule.h"
 #include "memplan/tflm_target.h"
 #include "memplan/workload.h"
 
 namespace memplan {
 
 struct EmbedRequest {
-  std::string model;                  // the model's name in messages (its path)
-  std::string out;                    // the written model's name in messages
-  std::string strategy = "best";      // one offsets strategy: NAME or offsets/NAME
-  std::optional<Bytes> align;         // the arena alignment, else the model's
-  std::string inplace = "tflm";       // in-place rule set; tflm is safe on its kernels
-  bool reorder = false;               // also search the operator order (slower)
+  std::string model;              // the model's name in messages (its path)
+  std::string out;                // the written model's name in messages
+  std::string strategy = "best";  // one offsets strategy: NAME or offsets/NAME
+  std::optional<Bytes> align;     // the arena alignment, else the model's
+  std::string inplace = "tflm";   // in-place rule set; tflm is safe on its kernels
+  bool reorder = false;           // also search the operator order (slower)
+  // Its wall-time budget per subgraph; 0: none (the state cap bounds it), the same model
+  // whatever the machine's load.
+  double order_time_budget_ms = OrderSearchOptions{}.time_budget_ms;
   LoadOptions load;                   // how the model's records are made
   ExactOptions exact;                 // when the strategy is exact
   std::string target = "host64";      // the device TFLM runs on (TflmTargetNamed)
@@ -68,7 +72,7 @@ struct EmbeddedPlan {
 EmbeddedPlan EmbedPlanInTflite(const std::string& bytes, const EmbedRequest& request);
 
 // The defaults (offsets/best, outputs in place by TFLM's rules); `reorder`: also search the
-// operator order.
+// operator order, bounded by its state cap and not by wall time (deterministic).
 EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label, bool reorder);
 
 // {"input", "output", "strategy", "variant", "arena_bytes", ..., "tflm_target",

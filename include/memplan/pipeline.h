@@ -79,6 +79,9 @@ struct VariantOptions {
   std::string inplace = "none";     // the in-place rule set: none, tflite, tflm, all
   bool reorder = false;             // search a memory-saving operator order
   bool intermediates_only = false;  // the accounting the records were made with
+  // The order search's wall-time budget per subgraph (OrderSearchOptions::time_budget_ms);
+  // 0: bounded by its state cap only, so the order found never depends on the machine's load.
+  double order_time_budget_ms = OrderSearchOptions{}.time_budget_ms;
 };
 
 // One transformed problem.

@@ -192,7 +192,8 @@ EmbeddedPlan EmbedPlanInTflite(const std::string& bytes, const EmbedRequest& o) 
   // The model's own records, then the variants asked for; the smallest arena wins and,
   // on a tie, the fewest changes (own records, then in place, then a new order).
   Runs runs = RunStrategies(workload, keys, exact);
-  const Variants variants = BuildVariants(workload, {o.inplace, o.reorder, false});
+  const Variants variants =
+      BuildVariants(workload, {o.inplace, o.reorder, false, o.order_time_budget_ms});
   RunVariants(workload, variants, keys, exact, runs);
   const StrategyRun& chosen = runs.runs[runs.best];
   const Variant* variant = VariantOf(variants, chosen);
@@ -250,6 +251,9 @@ EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label
   o.model = label;
   o.out = label;
   o.reorder = reorder;
+  // No wall-time budget: the same model gets the same order (and so the same plan and
+  // bytes) on a loaded machine as on an idle one.
+  o.order_time_budget_ms = 0;
   return EmbedPlanInTflite(bytes, o);
 }
 

@@ -37,6 +37,7 @@ Variant ReorderVariant(const Workload& w, const InPlaceRuleSet& rules, const Var
   search.size_alignment =
       o.intermediates_only ? w.problem.alignment : std::max(kTflmRounding, w.problem.alignment);
   search.plan_entry_io = !o.intermediates_only;
+  search.time_budget_ms = o.order_time_budget_ms;
   const OrderSearchResult orders = SearchOperatorOrder(*w.graph, search);
   const Accounting accounting =
       o.intermediates_only ? Accounting::kIntermediatesOnly : Accounting::kTflm;

@@ -801,6 +801,9 @@ struct Judged {
   std::optional<Candidate> smallest_head;  // by head (ties: whole arena)
   std::size_t count = 0;
   std::string last_refusal;  // why the last refused trial was not exact
+  // Rewrites that were exact but have an op the target refuses (arena_of's InputError).
+  std::size_t target_refusals = 0;
+  std::string last_target_refusal;
   const Candidate* smallest() const { return ranked.empty() ? nullptr : &ranked.front(); }
 };
 
@@ -860,7 +863,8 @@ void Judge(const SplitModel& model, const SplitRequest& request, std::uint64_t m
     c.arena = request.arena_of(c.bytes);  // the target may refuse an op of the rewrite
   } catch (const InputError& e) {
     if (given) throw;
-    judged.last_refusal = e.what();
+    ++judged.target_refusals;
+    judged.last_target_refusal = e.what();
     return;
   }
   Keep(judged, std::move(c));
@@ -932,6 +936,13 @@ void Adopt(SplitResult& result, const Candidate& c) {
 // smallest head; otherwise nothing, and why.
 void Decide(SplitResult& result, const Judged& judged, const SplitRequest& request) {
   result.candidates = judged.count;
+  if (!judged.smallest() && judged.target_refusals) {
+    result.why_not = fmt::format(
+        "every split within {:.0f}% extra MACs has an op the target refuses ({} tried; the "
+        "last: {})",
+        request.max_extra_macs * 100, judged.target_refusals, judged.last_target_refusal);
+    return;
+  }
   if (!judged.smallest()) {
     result.why_not = fmt::format(
         "no stage and grid stays within {:.0f}% extra MACs{}", request.max_extra_macs * 100,
