@@ -130,6 +130,7 @@ void ConvLike(const TargetAbi& abi, const OpView& v, KernelMemory& m, bool depth
       static_cast<Bytes>(std::max<std::int64_t>(0, v.Dim(filter, depthwise ? 3 : 0)));
   m.prepare.push_back(channels * 4);
   m.prepare.push_back(channels * 4);
+  m.prepare_unchecked = true;  // CMSIS-NN's Prepare does not check them
   const std::optional<Window> w = ConvWindow(v, depthwise);
   if (!w) {
     m.known = false;  // the scratch size needs the op's strides and padding
@@ -178,6 +179,7 @@ void FullyConnected(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
     m.prepare.push_back(Bytes{f->quant_channels} * 4);
     m.prepare.push_back(Bytes{f->quant_channels} * 4);
   }
+  m.prepare_unchecked = true;  // neither those arrays nor the kernel sums are checked
   m.unsupported = RefusedTypes(v);
   if (v.TypeOf(input) != DataType::kInt8 || v.TypeOf(filter) == DataType::kInt4) return;
   const std::size_t out_rank = v.Rank(output);
@@ -233,8 +235,9 @@ void Svdf(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   Scratch(m, batch * filters * 4);
   if (v.TypeOf(v.In(0)) != DataType::kInt8) return;
   Scratch(m, batch * units * 4);
-  if (abi.extensions == ArmExtensions::kMve)  // arm_svdf_s8's kernel sums, kept
+  if (abi.extensions == ArmExtensions::kMve)  // arm_svdf_s8's kernel sums, kept, unchecked
     m.prepare.push_back(static_cast<Bytes>(filters * 4));
+  m.prepare_unchecked = true;
 }
 
 void Lstm(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
@@ -256,6 +259,7 @@ void Lstm(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   if (integer)  // eight kernel sums (input and hidden, four gates): int32, or int64 for int16
     for (int k = 0; k < 8; ++k)
       m.prepare.push_back(static_cast<Bytes>(hidden * (activation == DataType::kInt8 ? 4 : 8)));
+  m.prepare_unchecked = true;  // none of the eight is checked
   const Tensor* state = v.TensorAt(v.In(kCellState));
   const Bytes buffer = state && state->bytes ? *state->bytes : 0;  // batch x state x cell type
   for (int k = 0; k < (integer ? 3 : 4); ++k) m.scratch.push_back(buffer);
@@ -276,7 +280,7 @@ void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   m.prepare.push_back(channels * 4);
   m.prepare.push_back(channels * 4);
   const DataType type = v.TypeOf(input), f = v.TypeOf(filter);
-  m.prepare_unchecked = type == DataType::kFloat32;
+  m.prepare_unchecked = true;  // for every type, unlike the reference kernel
   if (!((type == DataType::kFloat32 && f == DataType::kFloat32) ||
         (type == DataType::kInt16 && f == DataType::kInt8) ||
         (type == DataType::kInt8 && f == DataType::kInt8)))
