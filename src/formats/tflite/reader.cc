@@ -252,7 +252,11 @@ class TfliteReader {
         o.intermediates = Ints(op.intermediates());
         o.called_subgraphs = CalledSubgraphs(op, code.code, label);
         o.int_params = KernelParams(op);
-        if (code.code == kCustomCode) MarkKernelSizedOutputs(in, out, o, CustomOptions(op, label));
+        if (code.code == kCustomCode) {
+          const Bytes8 options = CustomOptions(op, label);
+          o.int_params = {static_cast<std::int64_t>(options.size())};
+          MarkKernelSizedOutputs(in, out, o, options);
+        }
         out.ops.push_back(std::move(o));
       }
     }
