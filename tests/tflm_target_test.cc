@@ -408,6 +408,35 @@ TEST(CmsisNn, ConvWithoutItsOptionsIsALowerBound) {
   EXPECT_FALSE(target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[0]).known);
 }
 
+Graph BatchMatmul(DataType type) {
+  testing::GraphBuilder b;
+  const auto x = b.Typed("x", type, {1, 4, 8});
+  const auto y = b.Typed("y", type, {1, 8, 6});
+  const auto z = b.Typed("z", type, {1, 4, 6});
+  b.Inputs({x, y}).Outputs({z});
+  b.Op("BATCH_MATMUL", {x, y}, {z});
+  Graph g = b.Build();
+  g.subgraphs[0].ops[0].int_params = {0, 0};  // adj_x, adj_y
+  return g;
+}
+
+// CMSIS-NN's BATCH_MATMUL: modelled (not a lower bound); int8 on MVE asks an int32 per
+// output column; the transposed rhs (an eval tensor, dims of rank 3, 48 B of data), the
+// output's dims, then the quantization struct.
+TEST(CmsisNn, BatchMatmulIsModelled) {
+  const Graph g = BatchMatmul(DataType::kInt8);
+  EXPECT_EQ(CmsisNnScratch(g, "cortex-m55"), std::vector<Bytes>{24});
+  EXPECT_TRUE(CmsisNnScratch(g, "cortex-m4").empty());
+  const TargetAbi m4 = WithTflmKernels(TflmTargetNamed("cortex-m4"), TflmKernels::kCmsisNn);
+  const target::KernelMemory k = target::DescribeKernel(m4, g.subgraphs[0], g.subgraphs[0].ops[0]);
+  EXPECT_TRUE(k.known);
+  EXPECT_EQ(k.prepare, (std::vector<Bytes>{12, 16, 48, 16, 24}));
+  EXPECT_FALSE(k.prepare_unchecked);
+  const TflmArenaFigures f = ModelTflmArena(g, m4, TflmHeadPlanFromRuntime(g, m4));
+  EXPECT_FALSE(f.lower_bound());
+  EXPECT_TRUE(CmsisNnScratch(BatchMatmul(DataType::kFloat32), "cortex-m55").empty());
+}
+
 TEST(CmsisNn, OnlyCortexMTargetsHaveIt) {
   EXPECT_THROW(WithTflmKernels(TflmTargetNamed("host64"), TflmKernels::kCmsisNn), UsageError);
   EXPECT_THROW(TflmKernelsNamed("xnnpack"), UsageError);

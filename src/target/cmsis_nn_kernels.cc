@@ -293,11 +293,43 @@ void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
     m.scratch.push_back(static_cast<Bytes>(v.Elements(bias)) * 8);
 }
 
+// BATCH_MATMUL: the reference kernel's op data with the output's cmsis_nn_dims and a scratch
+// index; in Prepare the transposed operands first (a TfLiteEvalTensor, its dims, its data),
+// then the output's dims, then (int8, int16) the quantization struct, all checked; int8 on
+// MVE asks arm_fully_connected_s8's buffer, an int32 per column of the output.
+void BatchMatmul(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
+  Builtin(m, StructLayout(abi, {kBool, kBool, kBool}).Done());  // adj_x, adj_y, asymmetric
+  const Layout reference = StructLayout(abi).Add(kPtr, 3).Add(kBool, 3).Done();
+  m.init.push_back(StructLayout(abi).Add(reference).Add(kInt, 4).Add(kInt).Done().size);
+  const std::int32_t lhs = v.In(0), rhs = v.In(1), output = v.Out(0);
+  AddTemps(m, {lhs, rhs, output});
+  const auto transposed = [&](std::int32_t operand) {
+    const Tensor* x = v.TensorAt(operand);
+    m.prepare.push_back(TfLiteEvalTensorLayout(abi).size);
+    m.prepare.push_back(IntArrayBytes(v.Rank(operand)));
+    m.prepare.push_back(x && x->bytes ? *x->bytes : 0);
+  };
+  if (v.Param(0).value_or(0) != 0) transposed(lhs);
+  if (v.Param(1).value_or(0) == 0) transposed(rhs);
+  m.prepare.push_back(IntArrayBytes(v.Rank(output)));
+  const DataType type = v.TypeOf(lhs);
+  if (type == DataType::kInt8 || type == DataType::kInt16)
+    m.prepare.push_back(StructLayout(abi).Add(kInt, 6).Done().size);
+  const std::size_t rank = v.Rank(output);
+  if (type == DataType::kInt8 && abi.extensions == ArmExtensions::kMve && rank > 0)
+    Scratch(m, v.Dim(output, rank - 1) * 4);
+  if (type != DataType::kFloat32 && type != DataType::kInt8 && type != DataType::kInt16)
+    m.unsupported = fmt::format(
+        "BATCH_MATMUL on {} (CMSIS-NN's kernel takes float32, int8 and "
+        "int16)",
+        DataTypeName(type));
+}
+
 // Where TFLM's cmsis_nn folder replaces a reference kernel with different memory. Its ADD,
-// MUL, PAD, MAXIMUM, MINIMUM and TRANSPOSE keep the reference kernels' Init and Prepare;
-// BATCH_MATMUL is not modelled yet.
+// MUL, PAD, MAXIMUM, MINIMUM and TRANSPOSE keep the reference kernels' Init and Prepare.
 constexpr std::array kCmsisNnKernels = {
     KernelEntry{"AVERAGE_POOL_2D", &Pool},
+    KernelEntry{"BATCH_MATMUL", &BatchMatmul},
     KernelEntry{"CONV_2D", &Conv2d},
     KernelEntry{"DEPTHWISE_CONV_2D", &DepthwiseConv2d},
     KernelEntry{"FULLY_CONNECTED", &FullyConnected},
@@ -308,14 +340,9 @@ constexpr std::array kCmsisNnKernels = {
     KernelEntry{"UNIDIRECTIONAL_SEQUENCE_LSTM", &Lstm},
 };
 
-void Unmodelled(const TargetAbi&, const OpView&, KernelMemory& m) {
-  m.known = false;
-}
-
 }  // namespace
 
 DescribeFn CmsisNnKernel(std::string_view type) {
-  if (type == "BATCH_MATMUL") return &Unmodelled;
   for (const KernelEntry& e : kCmsisNnKernels)
     if (e.type == type) return e.describe;
   return nullptr;
