@@ -437,6 +437,52 @@ TEST(CmsisNn, BatchMatmulIsModelled) {
   EXPECT_TRUE(CmsisNnScratch(BatchMatmul(DataType::kFloat32), "cortex-m55").empty());
 }
 
+Graph Int8TransposeConv(std::int64_t in_channels, std::int64_t stride) {
+  testing::GraphBuilder b;
+  const auto shape = b.Typed("shape", DataType::kInt32, {4});
+  b.Last().is_constant = true;
+  const auto w = b.Typed("w", DataType::kInt8, {8, 3, 3, in_channels});
+  b.Last().is_constant = true;
+  const auto x = b.Typed("x", DataType::kInt8, {1, 4, 4, in_channels});
+  const auto y = b.Typed("y", DataType::kInt8, {1, 4 * stride, 4 * stride, 8});
+  b.Inputs({x}).Outputs({y});
+  b.Op("TRANSPOSE_CONV", {shape, w, x}, {y});
+  Graph g = b.Build();
+  g.subgraphs[0].ops[0].int_params = {0, stride, stride};  // SAME
+  return g;
+}
+
+// int8 TRANSPOSE_CONV's two buffers: with strides up to 2 and more than 16 input channels a
+// convolution over the upsampled input (3x3x20 = 180 columns: 2 x 180 int16 x 2 without MVE,
+// 4 x 192 with it) and the reversed filter (20 x 3 x 3 x 8); else int32 columns
+// (((4 - 1) x 3 + 3) x 8 x 3 x 4 B) and a request of 0 bytes.
+TEST(CmsisNn, Int8TransposeConvAsksItsTwoBuffers) {
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(20, 2), "cortex-m4"), (std::vector<Bytes>{720, 1440}));
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(20, 2), "cortex-m55"),
+            (std::vector<Bytes>{768, 1440}));
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(20, 3), "cortex-m4"), (std::vector<Bytes>{1152, 0}));
+  // 16 channels: not more than 16, so columns: ((4 - 1) x 2 + 3) x 8 x 3 x 4 B.
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(16, 2), "cortex-m4"), (std::vector<Bytes>{864, 0}));
+  Graph g = Int8TransposeConv(20, 2);
+  g.subgraphs[0].ops[0].int_params.clear();  // no strides: a lower bound
+  const TargetAbi abi = WithTflmKernels(TflmTargetNamed("cortex-m4"), TflmKernels::kCmsisNn);
+  EXPECT_FALSE(target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[0]).known);
+}
+
+// The reader keeps BATCH_MATMUL's adj_x and adj_y (BuiltinOptions 101 in TFLite's schema).
+TEST(CmsisNn, BatchMatmulOptionsAreRead) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const Workload w = LoadWorkload((shared / "models/torchaudio_conformer_float.tflite").string());
+  ASSERT_TRUE(w.graph);
+  std::size_t seen = 0;
+  for (const Operator& op : w.graph->subgraphs[0].ops)
+    if (op.type == "BATCH_MATMUL") {
+      EXPECT_EQ(op.int_params.size(), 2u);
+      ++seen;
+    }
+  EXPECT_EQ(seen, 2u);
+}
+
 TEST(CmsisNn, OnlyCortexMTargetsHaveIt) {
   EXPECT_THROW(WithTflmKernels(TflmTargetNamed("host64"), TflmKernels::kCmsisNn), UsageError);
   EXPECT_THROW(TflmKernelsNamed("xnnpack"), UsageError);

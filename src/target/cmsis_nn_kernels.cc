@@ -265,10 +265,28 @@ void Lstm(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   for (int k = 0; k < (integer ? 3 : 4); ++k) m.scratch.push_back(buffer);
 }
 
+// arm_transpose_conv_s8_get_buffer_size and ..._get_reverse_conv_buffer_size: with strides up
+// to 2 and more than 16 input channels the op runs as a convolution over the upsampled input
+// (that convolution's buffer, and a reversed copy of the filter); otherwise a buffer of int32
+// columns and no reversed filter.
+struct TransposeConvBuffers {
+  std::int64_t columns = 0, reversed_filter = 0;
+};
+TransposeConvBuffers TransposeConvS8(ArmExtensions ext, std::int64_t stride_w,
+                                     std::int64_t stride_h, const Dims& input, const Dims& filter,
+                                     const Dims& output) {
+  if (stride_w <= 2 && stride_h <= 2 && input.c > 16) {
+    const Dims upsampled{input.n, input.h * stride_h, input.w * stride_w, input.c};
+    return {ConvolveS8(ext, upsampled, filter), input.c * filter.w * filter.h * filter.n};
+  }
+  const std::int64_t x = ((input.w - 1) * stride_w + std::max(filter.w, stride_h)) * output.c;
+  return {x * std::max(filter.h, stride_h) * 4, 0};
+}
+
 // TRANSPOSE_CONV: as the reference (options, per-channel arrays for every type, views) with
-// three buffer indices in its op data; int16 asks the same scratch output and bias copy.
-// int8 asks arm_transpose_conv_s8's buffers, which depend on the strides: the reader does
-// not keep them for this op, so int8 is not modelled.
+// three buffer indices in its op data, the arrays unchecked; int16 asks the same scratch
+// output and bias copy; int8 asks arm_transpose_conv_s8's two buffers (the second may be of
+// 0 bytes: TFLM requests it all the same), which need the op's strides.
 void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   Builtin(m, StructLayout(abi, {kEnum, kInt, kInt, kEnum, kEnum}).Done());
   const Layout conv_params =
@@ -286,7 +304,19 @@ void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
         (type == DataType::kInt8 && f == DataType::kInt8)))
     m.unsupported = fmt::format("TRANSPOSE_CONV of {} input and {} filter (CMSIS-NN's kernel)",
                                 DataTypeName(type), DataTypeName(f));
-  if (type == DataType::kInt8) m.known = false;
+  if (type == DataType::kInt8) {
+    const std::optional<std::int64_t> stride_w = v.Param(1), stride_h = v.Param(2);
+    if (!stride_w || !stride_h) {
+      m.known = false;  // the buffers need the strides
+    } else {
+      const Dims in = Nhwc(v, input), out = Nhwc(v, output);
+      const Dims weights{out.c, v.Dim(filter, 1), v.Dim(filter, 2), in.c};
+      const TransposeConvBuffers b =
+          TransposeConvS8(abi.extensions, *stride_w, *stride_h, in, weights, out);
+      m.scratch.push_back(static_cast<Bytes>(b.columns));
+      m.scratch.push_back(static_cast<Bytes>(b.reversed_filter));
+    }
+  }
   if (type == DataType::kInt16) m.scratch.push_back(static_cast<Bytes>(v.Elements(output)) * 8);
   if (type != DataType::kFloat32) AddTemps(m, {input, filter, bias, output});
   if (type == DataType::kInt16 && bias >= 0 && v.TypeOf(bias) == DataType::kInt16)

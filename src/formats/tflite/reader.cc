@@ -346,6 +346,8 @@ class TfliteReader {
     if (const auto* p = op.builtin_options_as_Pool2DOptions())
       return {static_cast<P>(p->padding()), p->stride_w(), p->stride_h(), p->filter_width(),
               p->filter_height()};
+    if (const auto* t = op.builtin_options_as_TransposeConvOptions())
+      return {static_cast<P>(t->padding()), t->stride_w(), t->stride_h()};
     return {};
   }
 
