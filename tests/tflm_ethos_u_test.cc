@@ -1,6 +1,7 @@
 // TFLM's ethos_u kernel on a Cortex-M system with an Ethos-U NPU: a model as Vela writes it
 // (one ethos-u custom op whose offline plan puts its input, output and fast scratch inside its
 // scratch area) sized as the real TFLM allocates it (tests/data/tflm_arena_cortexm55_ethos_u.json).
+// And CMSIS-NN's BATCH_MATMUL on a model built here (tflm_arena_cortexm55_batch_matmul.json).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -140,6 +141,22 @@ TEST(TflmEthosU, RefusedOffCortexM) {
               std::string::npos)
         << f.unsupported[0].why;
   }
+}
+
+// CMSIS-NN's BATCH_MATMUL (op data with the output's cmsis_nn_dims, the transposed rhs, the
+// output's dims) on the model the real TFLM ran.
+TEST(TflmCmsisNn, FloatBatchMatmulEqualsRealTflm) {
+  testing::GraphBuilder b;
+  const auto x = b.Typed("x", DataType::kFloat32, {1, 4, 8});
+  const auto y = b.Typed("y", DataType::kFloat32, {1, 8, 6});
+  const auto z = b.Typed("z", DataType::kFloat32, {1, 4, 6});
+  b.Inputs({x, y}).Outputs({z});
+  b.Op("BATCH_MATMUL", {x, y}, {z});
+  const nlohmann::json real =
+      testing::ReadJsonFile(std::filesystem::path(MEMPLAN_SOURCE_DIR) /
+                            "tests/data/tflm_arena_cortexm55_batch_matmul.json");
+  ASSERT_EQ(real["tflm_commit"].get<std::string>(), std::string(kTflmCommit));
+  ExpectFiguresOfRealTflm(WriteTflite(b.Build()), real["models"][0]);
 }
 
 // The command: the figures, and no refusal.
