@@ -21,25 +21,10 @@
 namespace memplan {
 namespace {
 
-// Vela's output for a network the NPU runs whole: [command stream, weights, scratch, fast
-// scratch, input] in, the output out; the offline plan places the scratch, the fast scratch,
-// the input and the output at 0, inside the scratch's bytes. Vela's custom options are a
-// flexbuffer holding the int 1 (an Ethos-U command stream); `options` empty writes none.
+// Vela's output for a network the NPU runs whole (testing::VelaLikeModel) with Vela's custom
+// options, the flexbuffer int 1 (an Ethos-U command stream); `options` empty writes none.
 std::string VelaModel(std::vector<std::uint8_t> options = {1, 4, 1}) {
-  testing::GraphBuilder b;
-  const auto in = b.Typed("input", DataType::kInt8, {1, 8, 8, 3});
-  const auto cms = b.Typed("sg_command_stream", DataType::kUInt8, {64});
-  b.Last().is_constant = true;
-  const auto flash = b.Typed("sg_flash", DataType::kUInt8, {256});
-  b.Last().is_constant = true;
-  const auto scratch = b.Typed("sg_scratch", DataType::kUInt8, {1024});
-  const auto fast = b.Typed("sg_scratch_fast", DataType::kUInt8, {512});
-  const auto out = b.Typed("output", DataType::kInt8, {1, 10});
-  b.Inputs({in}).Outputs({out}).Op("ethos-u", {cms, flash, scratch, fast, in}, {out});
-  TfliteWriteOptions w;
-  w.offline_offsets = std::vector<std::int32_t>{0, -1, -1, 0, 0, 0};
-  if (!options.empty()) w.custom_options.push_back({0, 0, std::move(options)});
-  return WriteTflite(b.Build(), w);
+  return testing::VelaLikeModel("ethos-u", 0, 0, std::move(options));
 }
 
 // Two feature maps in, two out, the second dequantized on the CPU after the NPU op: the
