@@ -297,6 +297,31 @@ TEST(TflmTarget, EveryScannedPersistentSizeIsJudgedAsRealTflm) {
 namespace memplan {
 namespace {
 
+// Both two-buffer sizes, why they differ, and the runs TFLM accepts between them.
+TEST(ArenaCommand, SaysTheAcceptedPersistentSizesAndWhy) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model =
+      testing::Quote(shared / "models/tinymlperf_resnet8_cifar10_int8.tflite");
+  const std::string args = "arena " + model + " --target cortex-m4 --kernels cmsis-nn";
+  const testing::CommandResult text = testing::RunMemplan(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("two buffers: persistent 5296 bytes"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("TFLM also accepts a persistent buffer of 3760 bytes: CMSIS-NN's"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("accepted below it: 3760-3839, 4016-4095, 4272-4351, 4528-4607, "
+                          "4784-4863, 5040-5119)"),
+            std::string::npos)
+      << text.out;
+  const testing::CommandResult json = testing::RunMemplan(args + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json two = nlohmann::json::parse(json.out)["two_buffers"];
+  EXPECT_EQ(two["persistent"], 3760);
+  EXPECT_EQ(two["persistent_safe"], 5296);
+  EXPECT_EQ(two["persistent_accepted"].size(), 6u);
+  EXPECT_EQ(two["persistent_accepted"][0], nlohmann::json::parse("[3760, 3839]"));
+}
+
 TEST(ArenaCommand, JsonHasTheIssueKeysAndTextThePasteLine) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const std::string model = testing::Quote(shared / "models/keyword_scrambled_svdf_int8.tflite");

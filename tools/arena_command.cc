@@ -27,10 +27,13 @@ struct ArenaOptions {
 
 // Why TFLM also accepts a smaller persistent buffer, and which sizes.
 std::string AcceptedPersistentNote(const TflmArenaFigures& f) {
+  constexpr std::size_t kShown = 6;  // the JSON output lists them all
+  const auto& accepted = f.two_buffer_persistent_accepted;
   std::string runs;
-  for (const TflmSizeRange& r : f.two_buffer_persistent_accepted)
-    runs += r.first == r.last ? fmt::format(", {}", r.first)
-                              : fmt::format(", {}-{}", r.first, r.last + 15);
+  for (std::size_t i = 0; i < accepted.size() && i < kShown; ++i)
+    runs += fmt::format(", {}-{}", accepted[i].first, accepted[i].last + 15);
+  if (accepted.size() > kShown)
+    runs += fmt::format(", ... ({} runs in all; --format json lists them)", accepted.size());
   const char* why =
       f.target.kernels == TflmKernels::kCmsisNn
           ? "CMSIS-NN's kernels (and the reference float CONV_2D and DEPTHWISE_CONV_2D) do not "
