@@ -117,7 +117,8 @@ TEST(CliPlanResize, StaticTfliteBatchPlansEachSize) {
       2);
   const auto bad = RunMemplan("plan " + testing::Quote(model) + " --resize seq=1,2");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--resize seq"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("dimension seq: "), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("(--resize)"), std::string::npos) << bad.err;
 }
 
 // GPT-2 from the zoo (480 ops, no model file) leaves its token count open.

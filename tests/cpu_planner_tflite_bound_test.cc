@@ -286,30 +286,54 @@ TEST(CpuPlannerTfliteBound, MemplanNeverAboveTfliteAfterAnyCall) {
   }
 }
 
+// Fewer than `most` records over 40 steps, one in `empty_one_in` empty; sizes 1..300, or
+// (near_units) a few alignment units less up to 2 bytes, so paddings are small and often equal.
+Problem RandomRecords(std::mt19937_64& rng, bool near_units, std::uint64_t most = 60,
+                      std::uint64_t empty_one_in = 5) {
+  Problem p;
+  p.alignment = Bytes{1} << (rng() % 7);
+  const int n = static_cast<int>(rng() % most);
+  for (int i = 0; i < n; ++i) {
+    const Step first = static_cast<Step>(rng() % 40);
+    const bool empty = rng() % empty_one_in == 0;
+    const Bytes size = empty ? 0 : near_units ? 64 * (1 + rng() % 4) - rng() % 3 : 1 + rng() % 300;
+    p.records.push_back({size, first, first + static_cast<Step>(rng() % 12)});
+  }
+  return p;
+}
+
 TEST(CpuPlannerTfliteBound, SweepLowerBoundEqualsOffsetsLowerBound) {
   std::mt19937_64 rng(17);
   for (int k = 0; k < 300; ++k) {
-    Problem p;
-    p.alignment = Bytes{1} << (rng() % 7);
-    const int n = static_cast<int>(rng() % 60);
-    for (int i = 0; i < n; ++i) {
-      const Step first = static_cast<Step>(rng() % 40);
-      p.records.push_back(
-          {rng() % 5 == 0 ? 0 : 1 + rng() % 300, first, first + static_cast<Step>(rng() % 12)});
-    }
+    const Problem p = RandomRecords(rng, false);
     EXPECT_EQ(cpuplan::SweepLowerBound(p.records, p.alignment), OffsetsLowerBound(p)) << k;
   }
 }
 
-Problem RandomProblem(std::mt19937_64& rng, bool with_fixed) {
-  Problem p;
-  p.alignment = Bytes{1} << (rng() % 7);
-  const int n = static_cast<int>(rng() % 80);
-  for (int i = 0; i < n; ++i) {
-    const Step first = static_cast<Step>(rng() % 40);
-    p.records.push_back(
-        {rng() % 7 == 0 ? 0 : 1 + rng() % 300, first, first + static_cast<Step>(rng() % 12)});
+// The coarse bound (two passes) is never above the bound, and where a plan's arena is no
+// larger than it (so the arena is the bound), the bound is reached at the step it names:
+// what a first plan relies on before sweeping. Half the problems have sizes a few bytes under
+// whole alignment units, so the coarse bound often is the bound.
+TEST(CpuPlannerTfliteBound, CoarseLowerBoundIsALowerBoundReachedAtItsPeak) {
+  std::mt19937_64 rng(19);
+  int settled = 0;
+  for (int k = 0; k < 300; ++k) {
+    const Problem p = RandomRecords(rng, k % 2 == 1);
+    Step peak = -1;
+    const Bytes coarse = cpuplan::CoarseLowerBound(p.records, p.alignment, &peak);
+    const Bytes bound = OffsetsLowerBound(p);
+    EXPECT_LE(coarse, bound) << k;
+    if (coarse == bound && bound > 0) {
+      ++settled;
+      EXPECT_EQ(cpuplan::LiveBytesAt(p.records, p.alignment, peak), bound) << k;
+    }
   }
+  EXPECT_GT(settled, 30);
+}
+
+Problem RandomProblem(std::mt19937_64& rng, bool with_fixed) {
+  Problem p = RandomRecords(rng, false, 80, 7);
+  const auto n = static_cast<int>(p.records.size());
   if (with_fixed && n > 0) {
     // A valid layout of a prefix stays fixed (as the kept offsets of a re-plan).
     Problem prefix;
@@ -336,6 +360,36 @@ TEST(CpuPlannerScanFit, SameOffsetsAsTheIndexedStrategies) {
     EXPECT_EQ(cpuplan::PlaceByScan(p, order, true).offsets, PlanTfliteCpuInCallOrder(p).offsets)
         << k;
   }
+}
+
+// A scan told to stop at an arena stops only once the whole plan's arena would be at least
+// that (the arena only grows as records are placed), and with a limit above the whole arena
+// it is the whole plan: what the memplan mode relies on when it places TensorFlow Lite's
+// order only until it passes its own plan.
+TEST(CpuPlannerScanFit, AStoppedScanWouldHaveReachedItsLimit) {
+  std::mt19937_64 rng(29);
+  int stopped = 0;
+  for (int k = 0; k < 400; ++k) {
+    const Problem p = RandomProblem(rng, k % 2 == 1);
+    const bool tflite_fit = k % 4 < 2 && p.fixed_offsets.empty();
+    std::vector<std::size_t> order = cpuplan::GreedyBySizeOrder(p);
+    if (tflite_fit) std::shuffle(order.begin(), order.end(), rng);
+    const OffsetPlan whole = cpuplan::PlaceByScan(p, order, tflite_fit);
+    OffsetPlan part;
+    const Bytes limit = whole.arena_bytes == 0 ? 1 : 1 + rng() % (whole.arena_bytes + 1);
+    if (!cpuplan::PlaceByScan(p, order, tflite_fit, part, limit)) {
+      ++stopped;
+      EXPECT_GE(whole.arena_bytes, limit) << k;
+      EXPECT_GE(part.arena_bytes, limit) << k;
+    } else {
+      EXPECT_EQ(part.offsets, whole.offsets) << k;
+    }
+    OffsetPlan again;
+    EXPECT_TRUE(cpuplan::PlaceByScan(p, order, tflite_fit, again, whole.arena_bytes + 1)) << k;
+    EXPECT_EQ(again.offsets, whole.offsets) << k;
+    EXPECT_EQ(again.arena_bytes, whole.arena_bytes) << k;
+  }
+  EXPECT_GT(stopped, 100);
 }
 
 // greedy_by_size's order kept from an earlier problem (KeepIfStillSorted) only when it is the

@@ -12,6 +12,7 @@
 #include "memplan/gpu_storage.h"
 #include "memplan/objects.h"
 #include "memplan/records_io.h"
+#include "memplan/remedy.h"
 #include "memplan/textures.h"
 #include "tests/graph_builder.h"
 #include "tests/model_bindings.h"
@@ -88,7 +89,9 @@ TEST(GpuStorage, OpenDimensionsAreNamed) {
     FAIL() << "an open dimension was laid out";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("tensor 't'"));
-    EXPECT_THAT(e.what(), HasSubstr("--dim"));
+    EXPECT_THAT(e.what(), HasSubstr("bind its open dimensions"));
+    ASSERT_EQ(RemediesOf(e).size(), 1u);
+    EXPECT_EQ(RemediesOf(e)[0].kind, Remedy::Kind::kBindDimension);
   }
 }
 

@@ -33,7 +33,10 @@ TEST(OnnxCli, PlanBindsSymbolicDimensions) {
   const auto model = WriteFile(dir, "symbolic.onnx", Symbolic().Bytes());
   const auto unbound = RunMemplan("plan " + Quote(model));
   EXPECT_EQ(unbound.exit_code, 1);
-  EXPECT_NE(unbound.err.find("--dim NAME=VALUE (open: N (x))"), std::string::npos) << unbound.err;
+  EXPECT_NE(unbound.err.find("bind dimensions (open: N (x))"), std::string::npos) << unbound.err;
+  // The command adds the flags that bind them.
+  EXPECT_NE(unbound.err.find("(--dim NAME=VALUE --shape TENSOR=AxBxC)"), std::string::npos)
+      << unbound.err;
 
   const auto r = RunMemplan("plan " + Quote(model) + " --dim N=2 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

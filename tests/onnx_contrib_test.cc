@@ -207,7 +207,7 @@ TEST(OnnxContrib, UnknownDomainStopsWithOpDomainAndFlags) {
     const std::string message = e.what();
     EXPECT_NE(message.find("Mystery"), std::string::npos) << message;
     EXPECT_NE(message.find("com.example"), std::string::npos) << message;
-    EXPECT_NE(message.find("--shape y="), std::string::npos) << message;
+    EXPECT_NE(message.find("shape of y: AxBxC"), std::string::npos) << message;
   }
   LoadOptions options;
   options.shapes = {{"y", {1, 4}}};  // the flag the message offers; the type is x's

@@ -7,6 +7,7 @@
 
 #include "memplan/error.h"
 #include "memplan/lifetimes.h"
+#include "memplan/remedy.h"
 #include "memplan/shape_binding.h"
 #include "memplan_tflite_generated.h"
 #include "tests/graph_builder.h"
@@ -26,6 +27,23 @@ std::string InputErrorOf(F&& f) {
     f();
   } catch (const InputError& e) {
     return e.what();
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return {};
+}
+
+// The bindings the InputError of `f` offers as remedies: "shape det=1x10x4, dimension batch=N".
+template <typename F>
+std::string BindingsOffered(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    std::string out;
+    for (const Remedy& r : RemediesOf(e))
+      out += (out.empty() ? "" : ", ") +
+             std::string(r.kind == Remedy::Kind::kBindShape ? "shape " : "dimension ") + r.name +
+             "=" + r.value;
+    return out;
   }
   ADD_FAILURE() << "expected an InputError";
   return {};
@@ -371,8 +389,10 @@ TEST(TfliteReader, KernelSizedCustomOutputsNameTheExactFlags) {
              "float32: output 0 of custom op TFLite_Detection_PostProcess is stored as "
              "shape [] and sized by the op at run time");
   EXPECT_HAS(message,
-             "bind them with --shape det=1x10x4 --shape det:1=1x10 --shape det:2=1x10 "
-             "--shape det:3=1 (sizes read from the ops' options; check them)");
+             "give them shapes: 'det' 1x10x4, 'det:1' 1x10, 'det:2' 1x10, 'det:3' 1 (sizes read "
+             "from the ops' options; check them)");
+  EXPECT_EQ(BindingsOffered([&] { RecordsFromGraph(m.graph); }),
+            "shape det=1x10x4, shape det:1=1x10, shape det:2=1x10, shape det:3=1");
   // The graph outputs are no intermediates: the paper's accounting needs no binding.
   EXPECT_NO_THROW(RecordsFromGraph(m.graph, {Accounting::kIntermediatesOnly}));
   ApplyShapeBindings(m.graph, {},
@@ -443,7 +463,9 @@ TEST(TfliteReader, UnknownCustomOpsGetPlaceholderFlags) {
   const TfliteModel m = ThroughTflite(PostProcessGraph("VendorNms"));
   const std::string message = InputErrorOf([&] { RecordsFromGraph(m.graph); });
   EXPECT_HAS(message, "'det:3' (tensor 6, float32: output 3 of custom op VendorNms");
-  EXPECT_HAS(message, "--shape det=D1xD2 --shape det:1=D1xD2");
+  EXPECT_HAS(message, "give them shapes: 'det' D1xD2, 'det:1' D1xD2");
+  EXPECT_HAS(BindingsOffered([&] { RecordsFromGraph(m.graph); }),
+             "shape det=D1xD2, shape det:1=D1xD2");
   EXPECT_HAS(message, "(replace N and D1xD2 with the real sizes)");
 }
 
@@ -465,7 +487,8 @@ TEST(TfliteReader, DynamicDimensions) {
   EXPECT_HAS(message,
              "2 tensors need memory but have no static size: 'in' (tensor 0, float32: "
              "shape [-1,8] has dimensions known only at run time)");
-  EXPECT_HAS(message, "bind the batch dimension with --dim batch=N");
+  EXPECT_HAS(message, "bind the batch dimension (batch=N, e.g. batch=1)");
+  EXPECT_EQ(BindingsOffered([&] { RecordsFromGraph(m.graph); }), "dimension batch=N");
   ApplyShapeBindings(m.graph, {{"batch", 3}}, {});
   EXPECT_EQ(RecordsFromGraph(m.graph).problem.records[0].size, 96u);
 }
@@ -477,7 +500,7 @@ TEST(ShapeBinding, BadBindingsAreUsageErrors) {
   // A dimension the model does not use binds nothing: a warning, not an error.
   const auto warnings = ApplyShapeBindings(g, {{"seq", 4}}, {});
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("--dim seq=4 binds nothing in m.tflite"), std::string::npos);
+  EXPECT_NE(warnings[0].find("dimension seq=4 binds nothing in m.tflite"), std::string::npos);
   EXPECT_THROW(ApplyShapeBindings(g, {}, {{"mid", {-2}}}), UsageError);
   ApplyShapeBindings(g, {}, {{"mid", {2, 4}}});
   EXPECT_EQ(g.subgraphs[0].tensors[2].bytes, 32u);

@@ -303,7 +303,7 @@ TEST(TfliteResize, BatchIsAxisZeroOfEveryInputOfAFixedModel) {
   const auto kept = BindTfliteDimensions(seq, {{"batch", 1}});
   ASSERT_TRUE(kept.has_value());
   ASSERT_EQ(kept->warnings.size(), 1u);
-  EXPECT_NE(kept->warnings.front().find("--dim batch=1 binds nothing"), std::string::npos);
+  EXPECT_NE(kept->warnings.front().find("dimension batch=1 binds nothing"), std::string::npos);
   EXPECT_FALSE(kept->resized);
   const auto frames_bound = BindTfliteDimensions(seq, {{"frames:0", 100}});
   ASSERT_TRUE(frames_bound.has_value());

@@ -1,6 +1,11 @@
 #pragma once
 // One function per subcommand: each adds itself to the app and runs when chosen.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <string_view>
+
+#include "memplan/remedy.h"
 
 namespace memplan::cli {
 
@@ -8,6 +13,17 @@ namespace memplan::cli {
 // smaller model), after it said why; main() exits with kExitNothingWritten.
 struct NothingWritten {};
 inline constexpr int kExitNothingWritten = 4;
+
+// Runs `work`, adding to a UsageError of the library (which names values, not flags) the
+// flags that set those values: "... (--inplace, --reorder)".
+template <typename Work>
+decltype(auto) NamingFlags(std::string_view flags, Work&& work) {
+  try {
+    return work();
+  } catch (const UsageError& e) {
+    throw UsageErrorWithRemedies(fmt::format("{} ({})", e.what(), flags), RemediesOf(e));
+  }
+}
 
 void AddPlanCommand(CLI::App& app);
 void AddZooCommand(CLI::App& app);

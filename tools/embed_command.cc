@@ -41,36 +41,8 @@ struct EmbedOptions {
   bool refuse = false;  // refuse a model TFLM will refuse (the command; --even-if-tflm-refuses)
 };
 
-bool SameFile(const std::filesystem::path& a, const std::filesystem::path& b) {
-  std::error_code ec;
-  if (std::filesystem::equivalent(a, b, ec)) return true;
-  return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
-}
-
-// Checks the call before any work, so a bad one writes nothing.
-void CheckPaths(const EmbedOptions& o, const std::vector<std::filesystem::path>& outputs) {
-  std::string lower = o.model;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (!lower.ends_with(".tflite"))
-    throw UsageError(
-        fmt::format("embed writes TensorFlow Lite models: '{}' is not a .tflite file", o.model));
-  for (const std::filesystem::path& out : outputs) {
-    if (SameFile(o.model, out))
-      throw UsageError(fmt::format(
-          "-o {}: the output must be another file than the model (the input is never changed)",
-          out.string()));
-    const std::filesystem::path parent = out.parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-      throw InputError(
-          fmt::format("{}: cannot write: no directory {}", out.string(), parent.string()));
-    if (std::filesystem::is_directory(out, ec))
-      throw InputError(fmt::format("{}: cannot write: it is a directory", out.string()));
-  }
-}
-
-// Plans the model as the options ask (the library's embed) and returns what was written.
-EmbeddedPlan EmbedInBytes(const EmbedOptions& o) {
+// The library's request for the options.
+EmbedRequest EmbedRequestOf(const EmbedOptions& o) {
   EmbedRequest request;
   request.model = o.model;
   request.out = o.out;
@@ -83,12 +55,15 @@ EmbeddedPlan EmbedInBytes(const EmbedOptions& o) {
   request.target = o.target;
   request.kernels = o.kernels;
   request.refuse_unsupported = o.refuse;
-  EmbeddedPlan r;
-  try {
-    r = EmbedPlanInTflite(ReadFileBytes(o.model), request);
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("{} (--strategy, --inplace, --reorder)", e.what()));
-  }
+  return request;
+}
+
+// Plans the model as the options ask (the library's embed) and returns what was written.
+EmbeddedPlan EmbedInBytes(const EmbedOptions& o) {
+  const EmbedRequest request = EmbedRequestOf(o);
+  const EmbeddedPlan r = NamingFlags("--strategy, --inplace, --reorder", [&] {
+    return EmbedPlanInTflite(ReadFileBytes(o.model), request);
+  });
   if (!o.quiet)
     for (const std::string& warning : r.warnings) fmt::print(stderr, "memplan: {}\n", warning);
   return r;
@@ -126,8 +101,9 @@ EmbeddedPlan Embed(const EmbedOptions& o) {
     throw UsageError(fmt::format(
         "--name {}: a name is for C++ source (-o NAME.cc); '{}' is a model", o.name, o.out));
   const std::string name = cc ? SourceName(o) : std::string();
-  CheckPaths(o, cc ? std::vector<std::filesystem::path>{cc_out.header, cc_out.source}
-                   : std::vector<std::filesystem::path>{o.out});
+  CheckModelOutputs("embed writes", o.model,
+                    cc ? std::vector<std::filesystem::path>{cc_out.header, cc_out.source}
+                       : std::vector<std::filesystem::path>{o.out});
   const EmbeddedPlan r = EmbedInBytes(o);
   if (!cc) {
     WriteFileAtomically(o.out, r.bytes);
@@ -159,29 +135,7 @@ void RunEmbed(const EmbedOptions& o) {
   const std::string strategy =
       r.variant.empty() ? r.strategy : fmt::format("{}[{}]", r.strategy, r.variant);
   if (o.format == "json") {
-    nlohmann::ordered_json j;
-    j["input"] = o.model;
-    j["output"] = o.out;
-    j["strategy"] = r.strategy;
-    j["variant"] = r.variant;
-    j["arena_bytes"] = r.arena;
-    j["lower_bound_bytes"] = r.lower_bound;
-    j["arena_without_variant_bytes"] = r.plain_arena;
-    j["tensors"] = r.tensors;
-    j["tensors_planned"] = r.planned;
-    j["inplace_shares"] = r.shares;
-    j["order_changed"] = r.order_changed;
-    j["input_bytes"] = r.input_bytes;
-    j["output_bytes"] = r.bytes.size();
-    j["embed_ms"] = r.ms;
-    j["tflm_head_bytes"] = r.tflm_head;
-    j["tflm_own_planner_head_bytes"] = r.tflm_own_head;
-    j["scratch_fallback"] = r.scratch_fallback;
-    j["tflm_target"] = o.target;
-    j["tflm_kernels"] = o.kernels;
-    j["tflm_arena_bytes"] = r.device_arena;
-    if (o.target == "host64") j["tflm_arena_bytes_host64"] = r.device_arena;
-    j["tflm_arena_is_lower_bound"] = r.device_lower_bound;
+    nlohmann::ordered_json j = EmbeddedPlanJson(EmbedRequestOf(o), r);
     if (EmitsCcSource(o.emit, o.out)) {
       const CcOutputs cc = CcOutputsFor(o.out);
       j["header"] = cc.header.string();
@@ -251,25 +205,18 @@ void AddEmbedCommand(CLI::App& app) {
                   "model's file name)");
   cmd->add_option("-s,--strategy", options->strategy,
                   "offsets strategy: best (default), exact, tflm_greedy, ...");
-  cmd->add_option("--align", options->align, "alignment of every offset in bytes (16)")
-      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
-  cmd->add_option("--inplace", options->inplace,
-                  "let outputs share a dying input's memory by these rules (tflm, the default, "
-                  "is safe on TFLM's reference kernels; none to turn it off)")
-      ->check(CLI::IsMember({"none", "tflite", "tflm", "all"}));
+  AddAlignOption(*cmd, options->align, "alignment of every offset in bytes (16)");
+  AddInplaceOption(*cmd, options->inplace,
+                   "let outputs share a dying input's memory by these rules (tflm, the default, "
+                   "is safe on TFLM's reference kernels; none to turn it off)");
   cmd->add_flag("--reorder", options->reorder,
                 "also write the operators in the order that keeps the fewest bytes alive");
   AddModelFlags(*cmd, options->model_flags, /*with_accounting=*/false);
-  cmd->add_option("-f,--format", options->format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFormatOption(*cmd, options->format, {"text", "json"});
   AddExactFlags(*cmd, options->exact);
-  cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
-  cmd->add_option("-t,--target", options->target,
-                  "the device TFLM runs on, for its scratch buffers and arena (as arena's)")
-      ->check(CLI::IsMember(TflmTargetNames()));
-  cmd->add_option("--kernels", options->kernels,
-                  "the kernels TFLM is built with: reference, or cmsis-nn (Cortex-M targets)")
-      ->check(CLI::IsMember({"reference", "cmsis-nn"}));
+  AddQuietFlag(*cmd, options->quiet);
+  AddTargetOptions(*cmd, options->target, options->kernels,
+                   "the device TFLM runs on, for its scratch buffers and arena (as arena's)");
   auto even = std::make_shared<bool>(false);
   cmd->add_flag("--even-if-tflm-refuses", *even,
                 "write the plan even when TFLM's kernels would refuse the model (an application "

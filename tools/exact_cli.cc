@@ -5,11 +5,8 @@
 
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 
-#include "memplan/records_io.h"
 #include "memplan/table.h"
-#include "tools/plan_output.h"
 
 namespace memplan::cli {
 
@@ -65,57 +62,6 @@ ExactOptions MakeExactOptions(const ExactFlags& flags, bool quiet) {
     options.progress = [line](const ExactProgress& p) { line->Show(p); };
   }
   return options;
-}
-
-Decision RunDecision(const Workload& workload, Bytes capacity, const ExactOptions& options,
-                     const std::string& out) {
-  ExactOptions decide = options;
-  decide.capacity = capacity;
-  const ExactResult result = SolveExact(workload.problem, decide);
-  const bool fits = result.plan.has_value();
-  if (fits && !out.empty()) {
-    StrategyRun run;
-    run.mode = "offsets";
-    run.strategy = "exact";
-    run.bytes = result.plan->arena_bytes;
-    run.offsets = result.plan;
-    WriteFileAtomically(out, PlanFileJson(workload, run).dump(2) + "\n");
-  }
-  Decision decision;
-  {
-    nlohmann::ordered_json& j = decision.json;
-    j["input"] = workload.label;
-    j["tensors"] = workload.problem.size();
-    j["capacity_bytes"] = capacity;
-    if (result.status == ExactStatus::kUnknown)
-      j["fits"] = nullptr;
-    else
-      j["fits"] = fits;
-    j["proven"] = result.status != ExactStatus::kUnknown;
-    if (fits) j["arena_bytes"] = result.plan->arena_bytes;
-    j["proven_optimal"] = result.proven_optimal;
-    j["bound_bytes"] = result.bound_bytes;
-    j["nodes"] = result.nodes;
-    j["seconds"] = result.elapsed_s;
-  }
-  std::string verdict;
-  switch (result.status) {
-    case ExactStatus::kOptimal:
-    case ExactStatus::kGap:
-      verdict = fmt::format("fits: arena {} B{}", WithThousands(result.plan->arena_bytes),
-                            result.proven_optimal ? ", optimal (proven)" : "");
-      break;
-    case ExactStatus::kInfeasible:
-      verdict = "does not fit (proven: the search was exhausted)";
-      break;
-    case ExactStatus::kUnknown:
-      verdict = "unknown: no plan found and no proof within the limit";
-      break;
-  }
-  decision.line = fmt::format("{}: {} tensors, capacity {} B: {} ({} nodes, {:.2f} s)\n",
-                              workload.label, workload.problem.size(), WithThousands(capacity),
-                              verdict, result.nodes, result.elapsed_s);
-  return decision;
 }
 
 }  // namespace memplan::cli

@@ -7,6 +7,7 @@
 
 #include "memplan/error.h"
 #include "tools/commands.h"
+#include "tools/model_options.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"memplan: plan, check and explain the memory of neural-network tensors"};
@@ -34,10 +35,10 @@ int main(int argc, char** argv) {
   } catch (const memplan::cli::NothingWritten&) {
     return memplan::cli::kExitNothingWritten;
   } catch (const memplan::UsageError& e) {
-    fmt::print(stderr, "memplan: {}\n", e.what());
+    fmt::print(stderr, "memplan: {}\n", memplan::cli::MessageWithFlags(e));
     return 2;
   } catch (const memplan::InputError& e) {
-    fmt::print(stderr, "memplan: {}\n", e.what());
+    fmt::print(stderr, "memplan: {}\n", memplan::cli::MessageWithFlags(e));
     return 1;
   } catch (const memplan::InternalError& e) {
     fmt::print(stderr, "memplan: internal error (please report): {}\n", e.what());

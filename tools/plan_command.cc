@@ -6,17 +6,15 @@
 
 #include "memplan/error.h"
 #include "memplan/offline_check.h"
+#include "memplan/plan_report.h"
 #include "memplan/records_io.h"
 #include "memplan/table.h"
+#include "memplan/texture_runs.h"
 #include "tools/batch_inputs.h"
 #include "tools/commands.h"
 #include "tools/exact_cli.h"
 #include "tools/model_options.h"
-#include "tools/plan_output.h"
 #include "tools/progress.h"
-#include "tools/run_resize.h"
-#include "tools/texture_plan.h"
-#include "tools/variants.h"
 
 namespace memplan::cli {
 
@@ -85,7 +83,8 @@ BatchRow PlanTextures(const PlanOptions& o, const std::vector<std::string>& keys
   if (o.align) throw UsageError(fmt::format("{}: --align applies to sizes in bytes", input));
   if (o.variants.inplace != "none" || o.variants.reorder)
     throw UsageError(fmt::format("{}: --inplace and --reorder apply to models", input));
-  const TextureRuns runs = RunTextureStrategies(problem, input, keys, o.strategies);
+  const TextureRuns runs = NamingFlags(
+      "--strategy", [&] { return RunTextureStrategies(problem, input, keys, o.strategies); });
   if (o.format == "json") {
     json = TextureRunsJson(input, problem, runs);
     if (!workload.notes.empty()) json["notes"] = workload.notes;
@@ -130,21 +129,11 @@ struct PlanInputs {
   }
 
   Workload Load(std::size_t i, const ModelFlags& flags) const {
-    LoadOptions step = load;
-    if (!steps.empty())
-      for (const auto& [name, value] : steps[i].dims) {
-        std::erase_if(step.dims, [&](const auto& d) { return d.first == name; });
-        step.dims.emplace_back(name, value);
-      }
-    Workload workload = WithGpuObjects(LoadWorkload(batch.inputs[i], step), flags);
+    const LoadOptions step = steps.empty() ? load : WithStepBindings(load, steps[i]);
+    Workload workload = LoadInput(batch.inputs[i], step, flags);
     if (steps.empty()) return workload;
+    NamingFlags("--resize", [&] { CheckResizeStepBinds(workload, steps[i]); });
     workload.label = Label(i);
-    // A step that binds nothing would plan the stored model again under another name.
-    for (const std::string& note : workload.notes)
-      for (const auto& [name, value] : steps[i].dims)
-        if (note.starts_with("warning: ") && note.find(name) != std::string::npos)
-          throw UsageError(fmt::format("--resize {}: {} has no dimension of that name ({})", name,
-                                       batch.inputs[i], note));
     return workload;
   }
 };
@@ -175,8 +164,8 @@ void RunPlan(const PlanOptions& o) {
     progress.Stage(fmt::format("[{}/{}] {}", i + 1, n, input));
     const auto fail = [&](const std::exception& e) {
       ++failed;
-      last_error = e.what();
-      progress.Message(fmt::format("memplan: {}", e.what()));
+      last_error = MessageWithFlags(e);
+      progress.Message(fmt::format("memplan: {}", last_error));
     };
     try {
       work();
@@ -208,7 +197,9 @@ void RunPlan(const PlanOptions& o) {
                           "records are planned as objects",
                           batch.inputs[i]));
         if (o.align) workload.problem.alignment = *o.align;
-        Decision d = RunDecision(workload, *o.capacity, exact, o.out);
+        CapacityDecision d = DecideCapacity(workload, *o.capacity, exact);
+        if (d.run && !o.out.empty())
+          WriteFileAtomically(o.out, PlanFileJson(workload, *d.run).dump(2) + "\n");
         json.push_back(std::move(d.json));
         text += d.line;
       });
@@ -244,7 +235,8 @@ void RunPlan(const PlanOptions& o) {
         progress.Stage(stage);
         VariantOptions variant_options = o.variants;
         variant_options.intermediates_only = load.intermediates_only;
-        const Variants variants = BuildVariantsForOptions(workload, variant_options);
+        const Variants variants = NamingFlags(
+            "--inplace, --reorder", [&] { return BuildVariants(workload, variant_options); });
         RunVariants(workload, variants, keys, exact, runs);
         if (o.format == "json") {
           j = RunsJson(workload, runs);
@@ -294,10 +286,8 @@ void AddPlanCommand(CLI::App& app) {
       ->required();
   cmd->add_option("-s,--strategy", options->strategies,
                   "all (default), offsets, or offsets/NAME; repeatable");
-  cmd->add_option("--align", options->align, "alignment of every offset in bytes")
-      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
-  cmd->add_option("-f,--format", options->format, "table, json or csv")
-      ->check(CLI::IsMember({"table", "json", "csv"}));
+  AddAlignOption(*cmd, options->align);
+  AddFormatOption(*cmd, options->format, {"table", "json", "csv"});
   cmd->add_option("-o,--out", options->out, "write the best (or the one chosen) plan as JSON");
   AddModelFlags(*cmd, options->model);
   cmd->add_option("--resize", options->resize,
@@ -308,11 +298,10 @@ void AddPlanCommand(CLI::App& app) {
   cmd->add_option("--capacity", options->capacity,
                   "decision mode: does the plan fit this many bytes? (offsets/exact)");
   AddExactFlags(*cmd, options->exact);
-  cmd->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
-  cmd->add_option("--inplace", options->variants.inplace,
-                  "also plan with outputs sharing a dying input's memory, by the rules of "
-                  "tflite, tflm or all (memplan rules SET lists them); models only")
-      ->check(CLI::IsMember({"none", "tflite", "tflm", "all"}));
+  AddQuietFlag(*cmd, options->quiet);
+  AddInplaceOption(*cmd, options->variants.inplace,
+                   "also plan with outputs sharing a dying input's memory, by the rules of "
+                   "tflite, tflm or all (memplan rules SET lists them); models only");
   cmd->add_flag("--reorder", options->variants.reorder,
                 "also plan the operator order that keeps the fewest bytes alive (with --inplace "
                 "rules when given); models only");

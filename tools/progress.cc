@@ -101,8 +101,4 @@ void Progress::Run() {
   }
 }
 
-void AddQuietFlag(CLI::App& cmd, bool& quiet) {
-  cmd.add_flag("-q,--quiet", quiet, "no progress on stderr");
-}
-
 }  // namespace memplan::cli

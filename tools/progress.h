@@ -10,8 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace memplan::cli {
 
 class Progress {
@@ -53,8 +51,5 @@ class Progress {
   std::vector<std::string> pending_;               // Done() lines within the first second
   std::thread ticker_;                             // redraws the status line
 };
-
-// Adds -q,--quiet ("no progress on stderr") to a subcommand.
-void AddQuietFlag(CLI::App& cmd, bool& quiet);
 
 }  // namespace memplan::cli

@@ -1,26 +1,24 @@
 // memplan show INPUT: draws one plan (SVG, TFLM's ASCII map) or several (HTML).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
 
 #include "memplan/error.h"
 #include "memplan/html.h"
-#include "memplan/memory_map.h"
 #include "memplan/offline_check.h"
 #include "memplan/offsets.h"
 #include "memplan/pipeline.h"
+#include "memplan/plan_maps.h"
 #include "memplan/records_io.h"
-#include "memplan/split.h"
 #include "memplan/svg.h"
 #include "memplan/table.h"
 #include "memplan/texture_records.h"
+#include "memplan/texture_runs.h"
 #include "memplan/tflm_print.h"
 #include "tools/commands.h"
 #include "tools/model_options.h"
 #include "tools/progress.h"
-#include "tools/texture_plan.h"
 
 namespace memplan::cli {
 
@@ -41,38 +39,11 @@ struct ShowOptions {
   bool quiet = false;  // no progress on stderr
 };
 
-// A run as a map: an offsets plan as addresses, an objects plan as lanes.
-std::optional<MapPlan> MapOfRun(const StrategyRun& run, Bytes alignment) {
-  if (run.offsets) return MapOfOffsets(run.Key(), *run.offsets);
-  if (run.objects)
-    return MapOfObjects(run.Key(), run.objects->object_ids, run.objects->object_sizes, alignment);
-  return std::nullopt;
-}
-
 // What a single picture shows when the user names no strategy: `best` when the
 // registry has it, else the smallest of all offsets strategies.
 std::vector<std::string> DefaultSingleKeys() {
   if (FindOffsetStrategy("best")) return {"offsets/best"};
   return ExpandStrategies({"offsets"});
-}
-
-std::string Summary(const Workload& workload, const MapPlan& plan) {
-  const MapTotals totals = ComputeMapTotals(workload.problem);
-  const double ratio = totals.lower_bound == 0 ? 1.0
-                                               : static_cast<double>(plan.bytes) /
-                                                     static_cast<double>(totals.lower_bound);
-  std::string out = fmt::format("{}: {} tensors, {} steps", workload.label, workload.problem.size(),
-                                totals.steps);
-  if (workload.graph) out += fmt::format(", {} ops", workload.ops);
-  out += fmt::format(", alignment {}\n", workload.problem.alignment);
-  if (!plan.object_sizes.empty())
-    out += fmt::format("{}: {} shared objects, {} B in all; laid out back to back:\n", plan.key,
-                       plan.object_sizes.size(), WithThousands(plan.bytes));
-  out +=
-      fmt::format("{}: arena {} B, lower bound {} B (× {:.3f}{}), naive {} B\n", plan.key,
-                  WithThousands(plan.bytes), WithThousands(totals.lower_bound), ratio,
-                  plan.bytes <= totals.lower_bound ? ", optimal" : "", WithThousands(totals.naive));
-  return out;
 }
 
 // What --html draws when no strategy is named: every strategy but the exact solver,
@@ -92,30 +63,15 @@ void ShowTextures(const ShowOptions& o, const Workload& textures) {
   const TextureProblem& problem = *textures.textures;
   std::vector<std::string> keys =
       ExpandStrategies(o.strategies.empty() ? std::vector<std::string>{"objects"} : o.strategies);
-  const TextureRuns runs = RunTextureStrategies(problem, o.input, keys, o.strategies);
-  // The picture's units are bytes: a model's GPU objects know their texel's bytes; texture
-  // records files do not, and then the title says the sizes are element counts.
-  const std::uint64_t unit = std::max<std::uint64_t>(problem.element_bytes, 1);
-  Workload elements;
+  const TextureRuns runs = NamingFlags(
+      "--strategy", [&] { return RunTextureStrategies(problem, o.input, keys, o.strategies); });
+  // A model's GPU objects know their texel's bytes; texture records files do not, and then
+  // the title says the sizes are element counts.
   const std::string file = std::filesystem::path(o.input).filename().string();
-  elements.label = problem.element_bytes > 0
-                       ? fmt::format("{} ({} textures)", file, o.model.objects)
-                       : fmt::format("{} (sizes are element counts)", file);
-  elements.kind = problem.element_bytes > 0 ? textures.kind : "records";
-  elements.ops = textures.ops;
-  elements.step_ops = textures.step_ops;
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    const TextureRecord& r = problem.records[i];
-    elements.problem.records.push_back({Elements(r.dims) * unit, r.first, r.last});
-    elements.problem.names.push_back(
-        fmt::format("{} ({})", problem.names[i], fmt::join(r.dims, "x")));
-  }
-  std::vector<MapPlan> maps;
-  for (const TextureRun& run : runs.runs) {
-    std::vector<Bytes> sizes;
-    for (const auto& dims : run.plan.object_dims) sizes.push_back(Elements(dims) * unit);
-    maps.push_back(MapOfObjects("objects/" + run.strategy, run.plan.object_ids, sizes, 1));
-  }
+  const Workload elements = TextureElementsWorkload(
+      textures, problem.element_bytes > 0 ? fmt::format("{} ({} textures)", file, o.model.objects)
+                                          : fmt::format("{} (sizes are element counts)", file));
+  const std::vector<MapPlan> maps = TextureMaps(problem, runs);
   if (maps.empty()) throw UsageError("show: no plan to draw; choose objects/NAME");
   const std::size_t best = runs.best;
   if (!o.svg.empty()) WriteFileAtomically(o.svg, RenderSvg(elements, maps[best]));
@@ -127,28 +83,10 @@ void ShowTextures(const ShowOptions& o, const Workload& textures) {
   if (o.svg.empty() && o.html.empty()) fmt::print("{}", TextureRunsTable(o.input, problem, runs));
 }
 
-// A model `memplan split` wrote: its stage (the ops that run patch by patch) as a band.
-void MarkSplitStage(Workload& workload) {
-  if (!workload.graph) return;
-  const auto split = DescribeSplit(*workload.graph);
-  if (!split) return;
-  std::optional<Step> first, last;
-  for (std::size_t s = 0; s < workload.step_ops.size(); ++s) {
-    const StepOp& at = workload.step_ops[s];
-    if (at.subgraph != 0 || at.op < split->first_op || at.op > split->last_op) continue;
-    if (!first) first = static_cast<Step>(s);
-    last = static_cast<Step>(s);
-  }
-  if (!first) return;
-  workload.step_bands.push_back({*first, *last,
-                                 fmt::format("split stage: {}x{} patches, ops {}..{}", split->rows,
-                                             split->cols, split->first_op, split->last_op)});
-}
-
 void RunShow(const ShowOptions& o) {
   Progress progress("memplan show", o.quiet);
   progress.Stage("loading");
-  Workload workload = WithGpuObjects(LoadWorkload(o.input, ToLoadOptions(o.model)), o.model);
+  Workload workload = LoadInput(o.input, ToLoadOptions(o.model), o.model);
   RefuseUnsoundOfflinePlan(workload, o.input);
   if (workload.textures) return ShowTextures(o, workload);
   if (o.align) workload.problem.alignment = *o.align;
@@ -190,7 +128,7 @@ void RunShow(const ShowOptions& o) {
     if (!o.html.empty()) fmt::print("wrote {} ({} plans)\n", o.html, maps.size());
     return;
   }
-  fmt::print("{}\n", Summary(workload, plan));
+  fmt::print("{}\n", MapSummary(workload, plan));
   const Step steps = ComputeMapTotals(workload.problem).steps;
   if (steps > kAsciiStepsByDefault)
     fmt::print("(the map has {} steps, one line each; --ascii prints it)\n", steps);
@@ -210,8 +148,7 @@ void AddShowCommand(CLI::App& app) {
                   "offsets/NAME or objects/NAME to draw (default: offsets/best; for --html: "
                   "all); objects plans are drawn as one lane per object; with several, "
                   "pictures show the smallest and HTML all of them");
-  cmd->add_option("--align", options->align, "alignment of every offset in bytes")
-      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
+  AddAlignOption(*cmd, options->align);
   cmd->add_option("--svg", options->svg, "write the memory map as an SVG picture");
   cmd->add_option("--html", options->html,
                   "write a self-contained HTML page with a map per strategy and tooltips");

@@ -1,10 +1,9 @@
 // memplan verify INPUT --plan PLAN.json: checks a plan file against its input.
 #include <fmt/format.h>
 
-#include "memplan/bounds.h"
 #include "memplan/error.h"
 #include "memplan/offline_check.h"
-#include "memplan/plan_file.h"
+#include "memplan/plan_check.h"
 #include "memplan/records_io.h"
 #include "memplan/table.h"
 #include "memplan/texture_records.h"
@@ -13,7 +12,6 @@
 #include "tools/commands.h"
 #include "tools/model_options.h"
 #include "tools/progress.h"
-#include "tools/variants.h"
 
 namespace memplan::cli {
 
@@ -96,58 +94,33 @@ void RunVerify(const VerifyOptions& o) {
   // part; the checks themselves are O(n log n).
   Progress progress("memplan verify", o.quiet);
   progress.Stage("reading " + o.input);
-  Workload workload = WithGpuObjects(LoadWorkload(o.input, ToLoadOptions(o.model)), o.model);
+  Workload workload = LoadInput(o.input, ToLoadOptions(o.model), o.model);
   if (workload.textures) {
     if (o.plan.empty()) throw UsageError(fmt::format("verify {}: give --plan PLAN.json", o.input));
     return VerifyTexturePlan(o, *workload.textures);
   }
   if (o.plan.empty()) return VerifyOfflinePlan(o, workload);
-  const std::string text = ReadFileBytes(o.plan);
-  const PlanFile file = ParsePlanFile(text, o.plan);
-  // The alignment the plan was made with (plan --align may have changed the input's).
-  if (o.align)
-    workload.problem.alignment = *o.align;
-  else if (file.alignment)
-    workload.problem.alignment = *file.alignment;
-  // A plan of a transformed problem (plan --inplace / --reorder) is checked against it.
-  const std::optional<Variant> variant =
-      VariantOfPlanFile(workload, nlohmann::json::parse(text), o.plan, o.model.intermediates_only);
-  const Problem& problem = variant ? variant->tensors : workload.problem;
-  Validate(problem);
+  const PlanFileCheck check = CheckPlanFile(std::move(workload), ReadFileBytes(o.plan), o.plan,
+                                            o.align, o.model.intermediates_only, kMaxListed);
   progress.Finish();
-
-  const auto mismatches = CompareWithProblem(file, problem, o.input, kMaxListed);
-  if (!mismatches.empty())
-    Reject(mismatches, fmt::format("{} does not describe the records of {}", o.plan, o.input),
-           "difference");
-
-  const std::string key =
-      fmt::format("{}/{}{}", file.mode, file.strategy.empty() ? "?" : file.strategy,
-                  variant ? fmt::format("[{}]", variant->name) : std::string());
-  if (file.mode == "objects") {
-    auto violations = FindObjectsViolations(file, problem, kMaxListed);
-    for (Violation& v : violations) v.message = o.plan + ": " + v.message;
-    if (!violations.empty())
-      Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input), "violation");
-    Bytes total = 0;
-    for (Bytes s : file.object_sizes) total += s;
+  if (!check.differences.empty())
+    Reject(check.differences,
+           fmt::format("{} does not describe the records of {}", o.plan, o.input), "difference");
+  if (!check.violations.empty())
+    Reject(check.violations, fmt::format("{} does not fit {}", o.plan, o.input), "violation");
+  if (check.mode == "objects") {
     fmt::print("{}: OK: {} fits {}: {} tensors in {} objects, {} B in all, alignment {}\n", o.plan,
-               key, o.input, problem.size(), file.object_sizes.size(), WithThousands(total),
-               problem.alignment);
+               check.key, o.input, check.tensors, check.objects, WithThousands(check.total_bytes),
+               check.alignment);
     return;
   }
-  const OffsetPlan plan = OffsetPlanOf(file, problem);
-  auto violations = variant ? FindVariantViolations(*variant, plan, kMaxListed)
-                            : FindViolations(problem, plan, kMaxListed);
-  for (Violation& v : violations) v.message = o.plan + ": " + v.message;
-  if (!violations.empty())
-    Reject(violations, fmt::format("{} does not fit {}", o.plan, o.input), "violation");
-  const Bytes bound = OffsetsLowerBound(variant ? variant->merged.problem : problem);
+  const Bytes bound = check.lower_bound;
   fmt::print(
       "{}: OK: {} fits {}: {} tensors, arena {} B (lower bound {} B, × {:.3f}), alignment {}\n",
-      o.plan, key, o.input, problem.size(), WithThousands(plan.arena_bytes), WithThousands(bound),
-      bound == 0 ? 1.0 : static_cast<double>(plan.arena_bytes) / static_cast<double>(bound),
-      problem.alignment);
+      o.plan, check.key, o.input, check.tensors, WithThousands(check.arena_bytes),
+      WithThousands(bound),
+      bound == 0 ? 1.0 : static_cast<double>(check.arena_bytes) / static_cast<double>(bound),
+      check.alignment);
 }
 
 }  // namespace
@@ -161,12 +134,10 @@ void AddVerifyCommand(CLI::App& app) {
   cmd->add_option("-p,--plan", options->plan,
                   "the plan file (JSON, as plan --out writes it); without it, the offline plan "
                   "a .tflite model carries (memplan embed)");
-  cmd->add_option("--inplace", options->inplace,
-                  "without --plan: the in-place rules shared offsets may follow (tflm)")
-      ->check(CLI::IsMember({"none", "tflite", "tflm", "all"}));
-  cmd->add_option("--align", options->align,
-                  "alignment to check (default: the plan file's, else the input's)")
-      ->check(CLI::Range(Bytes{1}, Bytes{1} << 30));
+  AddInplaceOption(*cmd, options->inplace,
+                   "without --plan: the in-place rules shared offsets may follow (tflm)");
+  AddAlignOption(*cmd, options->align,
+                 "alignment to check (default: the plan file's, else the input's)");
   AddModelFlags(*cmd, options->model);
   AddGpuObjectFlags(*cmd, options->model);
   AddQuietFlag(*cmd, options->quiet);

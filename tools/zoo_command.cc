@@ -16,7 +16,9 @@ void AddZooCommand(CLI::App& app) {
       const Workload w = LoadWorkload("zoo:" + e.name);
       rows.push_back({"zoo:" + e.name, w.kind == "zoo" ? "model" : "records",
                       w.graph ? std::to_string(w.ops) : "-", std::to_string(w.problem.size()),
-                      e.description});
+                      e.open_dimension.empty()
+                          ? e.description
+                          : fmt::format("{} (--dim {}=N)", e.description, e.open_dimension)});
     }
     fmt::print("{}",
                RenderTable({{"input"}, {"kind"}, {"ops", true}, {"tensors", true}, {"description"}},

@@ -4,6 +4,7 @@
 // operator order), write the plan into the model as TFLM's offline plan
 // (OfflineMemoryAllocation metadata) and check the written plan as TFLM will read it.
 // `memplan split` plans each candidate rewrite with it.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,5 +70,9 @@ EmbeddedPlan EmbedPlanInTflite(const std::string& bytes, const EmbedRequest& req
 // The defaults (offsets/best, outputs in place by TFLM's rules); `reorder`: also search the
 // operator order.
 EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label, bool reorder);
+
+// {"input", "output", "strategy", "variant", "arena_bytes", ..., "tflm_target",
+//  "tflm_kernels", "tflm_arena_bytes", "tflm_arena_is_lower_bound"}: what embed wrote.
+nlohmann::ordered_json EmbeddedPlanJson(const EmbedRequest& request, const EmbeddedPlan& plan);
 
 }  // namespace memplan

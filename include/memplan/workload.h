@@ -65,6 +65,7 @@ Workload LoadWorkload(std::string_view spec, const LoadOptions& options = {});
 struct ZooEntry {
   std::string name;
   std::string description;
+  std::string open_dimension;  // the dimension a built-in model leaves open, or empty
 };
 std::vector<ZooEntry> ZooEntries();
 

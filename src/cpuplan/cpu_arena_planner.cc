@@ -20,7 +20,7 @@ CpuArenaPlanner::Impl::Impl(CpuGraph graph, CpuPlannerOptions options)
       options_(std::move(options)),
       main_(false, options_.tensor_alignment, options_.on_buffer_event),
       persistent_(true, options_.tensor_alignment, options_.on_buffer_event),
-      cache_(options_.cache_capacity) {
+      cache_(options_.mode == CpuPlannerMode::kMemplan ? options_.cache_capacity : 0) {
   GrowTables();
 }
 
@@ -46,7 +46,11 @@ void CpuArenaPlanner::Impl::GrowTables() {
   placement_.resize(n);
   data_.resize(n, nullptr);
   seen_.resize(n, 0);
-  scratch_.Reserve(n);
+  if (options_.mode == CpuPlannerMode::kMemplan) {
+    scratch_.Reserve(n);
+    shadow_.Reserve(n);
+    bound_records_.reserve(n);
+  }
   signature_.Reset(graph_.tensors);
   persistent_tensors_ = static_cast<std::size_t>(std::count_if(
       graph_.tensors.begin(), graph_.tensors.end(),
@@ -141,7 +145,7 @@ void CpuArenaPlanner::Impl::ResetAllocations() {
   if (options_.mode == CpuPlannerMode::kTfliteCpu || persistent_tensors_ > 0)
     std::fill(placement_.begin(), placement_.end(), Placement{});
   last_active_node_ = kEndOfRun;
-  if (layout_) hint_ = layout_;
+  if (layout_) hint_ = std::move(layout_);  // the layout becomes the hint (layout_ empties)
   layout_.reset();
   if (options_.mode == CpuPlannerMode::kMemplan) shadow_.Reset();
   ++version_;

@@ -86,4 +86,35 @@ Bytes LiveBytesAt(const std::vector<UsageRecord>& records, Bytes alignment, Step
   return padded > top_pad ? padded - top_pad : 0;
 }
 
+Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak) {
+  *peak = -1;
+  Step steps = 0;
+  for (const UsageRecord& r : records) {
+    if (r.size == 0) continue;
+    if (r.first < 0) return 0;
+    steps = std::max(steps, r.last + 2);
+  }
+  if (alignment == 0 || steps > 4 * static_cast<Step>(records.size()) + 1024) return 0;
+  // Kept from call to call, as the sweep's buffers.
+  static thread_local std::vector<Bytes> change;
+  change.assign(static_cast<std::size_t>(steps), 0);
+  Bytes top_pad = 0;
+  for (const UsageRecord& r : records) {
+    if (r.size == 0) continue;
+    const Bytes aligned = AlignUpFast(r.size, alignment);
+    top_pad = std::max(top_pad, aligned - r.size);
+    change[static_cast<std::size_t>(r.first)] += aligned;
+    change[static_cast<std::size_t>(r.last + 1)] -= aligned;  // wraps back when added
+  }
+  Bytes alive = 0, most = 0;
+  for (std::size_t s = 0; s < change.size(); ++s) {
+    alive += change[s];
+    if (alive > most) {
+      most = alive;
+      *peak = static_cast<Step>(s);
+    }
+  }
+  return most > top_pad ? most - top_pad : 0;
+}
+
 }  // namespace memplan::cpuplan

@@ -20,4 +20,10 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment,
 // reached.
 Bytes LiveBytesAt(const std::vector<UsageRecord>& records, Bytes alignment, Step step);
 
+// A coarser lower bound over every step in two passes (a difference array, no events): the
+// most bytes alive at one step, sizes rounded up to the alignment, less the largest padding
+// of any record (at least the topmost one's there). When a plan's arena is no larger, it is
+// the bound, reached at `peak`. 0 (peak -1) where the steps are sparse.
+Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak);
+
 }  // namespace memplan::cpuplan

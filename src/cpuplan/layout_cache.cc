@@ -1,16 +1,10 @@
 // The shape signature and the layout cache of kMemplan (docs/cpu-planner.md, "The cache").
 #include "src/cpuplan/layout_cache.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace memplan::cpuplan {
-
-std::uint64_t Mix(std::uint64_t value) {
-  value += 0x9e3779b97f4a7c15ULL;
-  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-  return value ^ (value >> 31);
-}
 
 std::uint64_t ShapeSignature::Term(std::size_t tensor, Bytes bytes, std::uint8_t type) {
   return Mix(Mix(tensor) ^ Mix(bytes + 0x51ULL) ^ (std::uint64_t{type} << 56));
@@ -44,28 +38,37 @@ bool ShapeSignature::operator==(const ShapeSignature& other) const {
          std::memcmp(words_.data(), other.words_.data(), words_.size() * sizeof(Bytes)) == 0;
 }
 
+LayoutCache::LayoutCache(std::size_t capacity) : capacity_(capacity) {
+  hashes_.reserve(std::min<std::size_t>(capacity_, 16));
+  entries_.reserve(std::min<std::size_t>(capacity_, 16));
+}
+
 void LayoutCache::SetCapacity(std::size_t capacity) {
   capacity_ = capacity;
   Clear();
 }
 
 void LayoutCache::Clear() {
+  hashes_.clear();
   entries_.clear();
-  order_.clear();
+  next_ = 0;
 }
 
 std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shapes) {
-  return Mix(
-      shapes.hash() ^
-      Mix(static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last)) ^
-      Mix(key.base + 7) ^ Mix(key.path + 13));
+  // One mix of the range and one of everything: a lookup per call should cost little; the
+  // entry's key and shapes are compared in full on a match.
+  const std::uint64_t range =
+      static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last);
+  return Mix(shapes.hash() ^ Mix(range ^ key.base * 0x9e3779b97f4a7c15ULL) ^
+             (key.path + 13) * 0xc2b2ae3d27d4eb4fULL);
 }
 
-const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes) const {
-  if (capacity_ == 0) return nullptr;
-  const auto [from, to] = entries_.equal_range(Hash(key, shapes));
-  for (auto it = from; it != to; ++it) {
-    const Entry& e = it->second;
+const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes,
+                                      std::uint64_t& hash) const {
+  hash = Hash(key, shapes);
+  for (std::size_t i = 0; i < hashes_.size(); ++i) {
+    if (hashes_[i] != hash) continue;
+    const Entry& e = entries_[i];
     if (e.key.first == key.first && e.key.last == key.last && e.key.base == key.base &&
         e.key.path == key.path && *e.value.shapes == shapes)
       return &e.value;
@@ -73,18 +76,19 @@ const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature
   return nullptr;
 }
 
-void LayoutCache::Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignature> shapes,
+void LayoutCache::Insert(std::uint64_t hash, const LayoutKey& key,
+                         std::shared_ptr<const ShapeSignature> shapes,
                          std::shared_ptr<const Layout> layout) {
   if (capacity_ == 0) return;
-  const std::uint64_t hash = Hash(key, *shapes);
-  entries_.emplace(hash, Entry{key, {std::move(layout), std::move(shapes)}});
-  order_.push_back(hash);
-  while (order_.size() > capacity_) {
-    // An entry with the oldest hash (one hash rarely has two entries).
-    const auto it = entries_.find(order_.front());
-    if (it != entries_.end()) entries_.erase(it);
-    order_.pop_front();
+  Entry entry{key, {std::move(layout), std::move(shapes)}};
+  if (entries_.size() < capacity_) {
+    hashes_.push_back(hash);
+    entries_.push_back(std::move(entry));
+    return;
   }
+  hashes_[next_] = hash;
+  entries_[next_] = std::move(entry);
+  next_ = (next_ + 1) % capacity_;
 }
 
 }  // namespace memplan::cpuplan

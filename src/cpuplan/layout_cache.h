@@ -4,22 +4,12 @@
 // The cache is keyed by the shape signature: every tensor's bytes and allocation type,
 // with a hash kept up to date as tensors are resized (docs/cpu-planner.md).
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "src/cpuplan/simple_arena.h"
 
 namespace memplan::cpuplan {
-
-struct Layout {
-  std::uint64_t id = 0;              // derived from how it was made; equal ids, equal layouts
-  std::vector<Placement> placement;  // per tensor; size 0 = none
-  Bytes high_water = 0;
-  CpuTfliteCheck check = CpuTfliteCheck::kNone;  // why it is no larger than TensorFlow Lite's
-  std::int64_t peak_step = -1;  // a node where its lower bound is reached, when known (-1)
-};
 
 // Every tensor's bytes and type, and a hash of them updated in O(1) per change. Both live in
 // one array (the bytes, then the types packed eight to a word): a copy for the cache is one
@@ -48,6 +38,17 @@ class ShapeSignature {
   std::uint64_t hash_ = 0;
 };
 
+struct Layout {
+  std::uint64_t id = 0;              // derived from how it was made; equal ids, equal layouts
+  std::vector<Placement> placement;  // per tensor; size 0 = none
+  Bytes high_water = 0;
+  CpuTfliteCheck check = CpuTfliteCheck::kNone;  // why it is no larger than TensorFlow Lite's
+  std::int64_t peak_step = -1;  // a node where its lower bound is reached, when known (-1)
+  // The shapes it was made for, when the log and the cache took them from it (shared through
+  // the layout: one allocation for both); else empty.
+  ShapeSignature shapes;
+};
+
 // What a node-range call was asked with: the range, the layout it started from (0 when
 // the range starts at node 0: nothing before it matters), the calls since the last reset
 // (TfliteShadow::path: what TensorFlow Lite's planner would hold) and the shapes.
@@ -66,15 +67,18 @@ struct CachedLayout {
 
 class LayoutCache {
  public:
-  explicit LayoutCache(std::size_t capacity = 0) : capacity_(capacity) {}
+  // Room for up to 16 entries is taken here, with the planner, not by its first plans.
+  explicit LayoutCache(std::size_t capacity = 0);
   void SetCapacity(std::size_t capacity);
   void Clear();
-  // The layout made for this key and these shapes, or nullptr.
-  const CachedLayout* Find(const LayoutKey& key, const ShapeSignature& shapes) const;
-  // Keeps it, dropping the oldest entry beyond the capacity.
-  void Insert(const LayoutKey& key, std::shared_ptr<const ShapeSignature> shapes,
-              std::shared_ptr<const Layout> layout);
-  std::size_t size() const { return order_.size(); }
+  // The layout made for this key and these shapes, or nullptr; `hash` receives
+  // Hash(key, shapes) for the Insert that follows a miss.
+  const CachedLayout* Find(const LayoutKey& key, const ShapeSignature& shapes,
+                           std::uint64_t& hash) const;
+  // Keeps it, dropping the oldest entry beyond the capacity (`hash`: Hash(key, *shapes)).
+  void Insert(std::uint64_t hash, const LayoutKey& key,
+              std::shared_ptr<const ShapeSignature> shapes, std::shared_ptr<const Layout> layout);
+  std::size_t size() const { return entries_.size(); }
   static std::uint64_t Hash(const LayoutKey& key, const ShapeSignature& shapes);
 
  private:
@@ -82,12 +86,22 @@ class LayoutCache {
     LayoutKey key;
     CachedLayout value;
   };
+  // A ring of at most capacity_ entries and their hashes side by side: a lookup scans the
+  // hashes (a few dozen words, faster than a hash table's probe for so few), and an insert
+  // allocates nothing once the ring is full - a fresh shape should not pay for a node.
   std::size_t capacity_;
-  std::unordered_multimap<std::uint64_t, Entry> entries_;
-  std::deque<std::uint64_t> order_;  // hashes, oldest first
+  std::vector<std::uint64_t> hashes_;
+  std::vector<Entry> entries_;
+  std::size_t next_ = 0;  // the slot the next insert overwrites once full (the oldest)
 };
 
-// A 64-bit mix (splitmix64's finaliser), for hashes and layout ids.
-std::uint64_t Mix(std::uint64_t value);
+// A 64-bit mix (splitmix64's finaliser), for hashes and layout ids; inline, as a cached
+// shape's lookup is a handful of them.
+inline std::uint64_t Mix(std::uint64_t value) {
+  value += 0x9e3779b97f4a7c15ULL;
+  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+  return value ^ (value >> 31);
+}
 
 }  // namespace memplan::cpuplan

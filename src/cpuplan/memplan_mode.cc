@@ -34,6 +34,10 @@ constexpr std::uint32_t kRecheck = 8;
 // again) when at most one in kRepairShare of the range's tensors changed; a larger change
 // is planned again from its first node, which costs about the same.
 constexpr std::size_t kRepairShare = 8;
+// A range of at most this many tensors that a repair cannot settle is planned again from its
+// first node at once: a re-plan around kept offsets would cost a plan, a sweep for its bound
+// and, above the bound, the whole plan anyway - on so few tensors all of it is fixed cost.
+constexpr std::size_t kSmallRange = 64;
 
 // A strategy by name, run without PlanOffsets' own validation and verification: the caller
 // validates the problem once and verifies only the plan it keeps.
@@ -53,11 +57,16 @@ class LazyBound {
  public:
   LazyBound(const Problem& problem, Step hint) : problem_(problem), hint_(hint) {}
 
-  // Whether a plan of `arena` bytes is at the bound.
+  // Whether a plan of `arena` bytes is at the bound: asked at the hint, then (hints guessed)
+  // over every step coarsely (two passes), then swept. A plan no larger than a lower bound is
+  // at the bound.
   bool Reaches(Bytes arena) {
     if (exact_ == cpuplan::kUnknownBound && arena <= AtHint()) {
       exact_ = AtHint();
       peak_ = hint_;
+    } else if (exact_ == cpuplan::kUnknownBound && guessed_ && arena <= Coarse()) {
+      exact_ = Coarse();
+      peak_ = coarse_peak_;
     }
     return arena <= Exact();
   }
@@ -66,16 +75,46 @@ class LazyBound {
     const auto within = [&](Bytes bound) {
       return static_cast<double>(arena) <= static_cast<double>(bound) * slack;
     };
-    return (exact_ == cpuplan::kUnknownBound && within(AtHint())) || within(Exact());
+    return (exact_ == cpuplan::kUnknownBound &&
+            (within(AtHint()) || (guessed_ && within(Coarse())))) ||
+           within(Exact());
+  }
+  // Without a node from an earlier layout, the first and the last node of the record a plan
+  // tops out with: it is alive there with what it was placed above, so a plan at the bound is
+  // usually at its bound at one of them (two passes instead of the sweep).
+  void HintIfNone(const OffsetPlan& plan) {
+    if (hint_ >= 0 || problem_.records.empty()) return;
+    std::size_t top = 0;
+    for (std::size_t i = 1; i < problem_.records.size(); ++i)
+      if (plan.offsets[i] + problem_.records[i].size >
+          plan.offsets[top] + problem_.records[top].size)
+        top = i;
+    hint_ = problem_.records[top].first;
+    other_hint_ = problem_.records[top].last;
+    guessed_ = true;
   }
   Bytes exact() const { return exact_; }  // kUnknownBound when never needed
   Step peak() const { return peak_; }
 
  private:
+  // The live bytes at the hint (and at the other hint, when set; the hint becomes whichever
+  // has more): each is a lower bound.
   Bytes AtHint() {
-    if (at_hint_ == cpuplan::kUnknownBound)
-      at_hint_ = hint_ >= 0 ? cpuplan::LiveBytesAt(problem_.records, problem_.alignment, hint_) : 0;
+    if (at_hint_ != cpuplan::kUnknownBound) return at_hint_;
+    at_hint_ = hint_ >= 0 ? cpuplan::LiveBytesAt(problem_.records, problem_.alignment, hint_) : 0;
+    if (other_hint_ >= 0 && other_hint_ != hint_) {
+      const Bytes other = cpuplan::LiveBytesAt(problem_.records, problem_.alignment, other_hint_);
+      if (other > at_hint_) {
+        at_hint_ = other;
+        hint_ = other_hint_;
+      }
+    }
     return at_hint_;
+  }
+  Bytes Coarse() {
+    if (coarse_ == cpuplan::kUnknownBound)
+      coarse_ = cpuplan::CoarseLowerBound(problem_.records, problem_.alignment, &coarse_peak_);
+    return coarse_;
   }
   Bytes Exact() {
     if (exact_ == cpuplan::kUnknownBound)
@@ -85,7 +124,13 @@ class LazyBound {
 
   const Problem& problem_;
   Step hint_;
+  Step other_hint_ = -1;
+  // The hints are guesses (no earlier layout's peak): the coarse bound is asked before the
+  // sweep. With an earlier peak the hint usually settles it, and a miss goes to the sweep.
+  bool guessed_ = false;
   Bytes at_hint_ = cpuplan::kUnknownBound;
+  Bytes coarse_ = cpuplan::kUnknownBound;
+  Step coarse_peak_ = -1;
   Bytes exact_ = cpuplan::kUnknownBound;
   Step peak_ = -1;
 };
@@ -98,8 +143,9 @@ Bytes HighWater(const std::vector<Placement>& placement) {
 
 }  // namespace
 
-OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
-                                                  const std::vector<std::int32_t>& free) {
+bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
+                                            const std::vector<std::int32_t>& free, OffsetPlan& plan,
+                                            Bytes stop_at) {
   // TensorFlow Lite places in its own order (the last one's, when it still is).
   std::vector<std::size_t>& order = scratch_.tflite_order;
   const auto before = [&](std::size_t a, std::size_t b) {
@@ -110,21 +156,22 @@ OffsetPlan CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), before);
   }
-  if (problem.size() <= cpuplan::kScanRecords) return cpuplan::PlaceByScan(problem, order, true);
+  if (problem.size() <= cpuplan::kScanRecords)
+    return cpuplan::PlaceByScan(problem, order, true, plan, stop_at);
   // The indexed strategy places in record order: the records in that order, the offsets back.
   Problem sorted;
   sorted.alignment = problem.alignment;
   sorted.records.reserve(order.size());
   for (const std::size_t k : order) sorted.records.push_back(problem.records[k]);
   const OffsetPlan placed = PlanTfliteCpuInCallOrder(sorted);
-  OffsetPlan plan;
   plan.strategy = "tflite_cpu";
+  plan.detail.clear();
   plan.arena_bytes = placed.arena_bytes;
   // Sized as a copy of the placed offsets (one per record), then put back in record order: gcc
   // 12 at -O3 reports a false -Wstringop-overflow on resize() here.
   plan.offsets = placed.offsets;
   for (std::size_t i = 0; i < order.size(); ++i) plan.offsets[order[i]] = placed.offsets[i];
-  return plan;
+  return true;
 }
 
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
@@ -137,26 +184,30 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     const cpuplan::LayoutKey key{first, last, first == 0 || !layout_ ? 0 : layout_->id,
                                  shadow_.path()};
     const bool fresh = shadow_.CallsSinceReset() == 0;
-    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_)) {
+    std::uint64_t key_hash = 0;
+    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) {
       // The same range was planned since PlanAllocations: its temporaries have lifetimes.
       layout_ = cached->layout;
       logged_shapes_ = cached->shapes;
       shadow_.Executed(first, last, logged_shapes_, false);
       stats_.cache_hit = true;
     } else {
-      // A copy of the shapes for the log and the cache, unless the last one logged is the
-      // same (the first call after PlanAllocations, a range after ResetAllocationsAfter).
-      if (!logged_shapes_ || !(*logged_shapes_ == signature_))
-        logged_shapes_ = std::make_shared<const cpuplan::ShapeSignature>(signature_);
+      // A copy of the shapes for the log and the cache, in the new layout (one allocation for
+      // both), unless the last one logged is the same (the first call after PlanAllocations, a
+      // range after ResetAllocationsAfter).
+      auto layout = std::make_shared<Layout>();
+      if (!logged_shapes_ || !(*logged_shapes_ == signature_)) {
+        layout->shapes = signature_;
+        logged_shapes_ = std::shared_ptr<const cpuplan::ShapeSignature>(layout, &layout->shapes);
+      }
       shadow_.Executed(first, last, logged_shapes_, false);
       AssignTemporaries(first, last);
-      layout_ = PlanLayout(first, last, fresh);
-      cache_.Insert(key, logged_shapes_, layout_);
+      layout_ = PlanLayout(first, last, fresh, std::move(layout), key_hash);
+      cache_.Insert(key_hash, key, logged_shapes_, layout_);
     }
     if (persistent_tensors_ > 0) {
       std::vector<std::int32_t> persistent;
-      Registered(first, last, scratch_.registered);
-      for (const std::int32_t t : scratch_.registered)
+      for (const std::int32_t t : RangeTensors(first, last))
         if (graph_.tensors[t].type == CpuAllocationType::kArenaRwPersistent)
           persistent.push_back(t);
       cpuplan::SortInTfliteOrder(persistent, graph_, alloc_node_, dealloc_node_);
@@ -189,16 +240,33 @@ std::vector<UsageRecord> CpuArenaPlanner::Impl::RecordsOf(
   return records;
 }
 
-const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first,
-                                                               std::int32_t last) {
+Bytes CpuArenaPlanner::Impl::BoundOf(const std::vector<Placement>& placement, Step* peak) const {
+  std::vector<UsageRecord>& records = bound_records_;  // its buffer kept from call to call
+  records.clear();
+  for (const Placement& p : placement)
+    if (p.size > 0) records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
+  return cpuplan::SweepLowerBound(records, options_.tensor_alignment, peak);
+}
+
+const std::vector<std::int32_t>& CpuArenaPlanner::Impl::RangeTensors(std::int32_t first,
+                                                                     std::int32_t last) {
+  if (first != gathered_first_ || last != gathered_last_ || gathered_ != registrations_) {
+    Registered(first, last, scratch_.registered);
+    gathered_first_ = first;
+    gathered_last_ = last;
+    gathered_ = registrations_;
+  }
+  return scratch_.registered;
+}
+
+cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std::int32_t last) {
   cpuplan::RangeToPlan& range = scratch_.range;  // its buffers kept from call to call
   range.tensors.clear();
   range.reach = range.first_node = cpuplan::kNoNode;
   range.last = last;
   range.previous = layout_ ? layout_ : hint_;
   const std::size_t n = graph_.tensors.size();
-  std::vector<std::int32_t>& registered = scratch_.registered;
-  Registered(first, last, registered);  // distinct tensors
+  const std::vector<std::int32_t>& registered = RangeTensors(first, last);
   // The previous placements that still hold. The first call after a reset takes from the old
   // layout only the offsets of the range's tensors: the others have no memory until their
   // own range is executed.
@@ -210,12 +278,10 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
     const Placement& p = (*before)[static_cast<std::size_t>(t)];
     if (p.size > 0 && Holds(p, t) && OwnsMemory(t)) range.start[static_cast<std::size_t>(t)] = p;
   };
-  if (from_hint) {  // the range's own tensors only: no pass over every tensor of the graph
-    for (const std::int32_t t : registered)
-      if (static_cast<std::size_t>(t) < known) take_if_holds(t);
-  } else {
+  // From the hint, the range's own tensors only (taken in the pass below): no pass over every
+  // tensor of the graph.
+  if (!from_hint)
     for (std::size_t t = 0; t < known; ++t) take_if_holds(static_cast<std::int32_t>(t));
-  }
   // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
   // the replay needs to know (tflite_shadow.h).
   for (const std::int32_t t : registered) {
@@ -225,6 +291,10 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
          tensor.type == CpuAllocationType::kArenaRwPersistent))
       shadow_.Dropped(static_cast<std::size_t>(t));
     if (!OwnsMemory(t)) continue;
+    if (from_hint && static_cast<std::size_t>(t) < known) {
+      const Placement& p = (*before)[static_cast<std::size_t>(t)];
+      if (p.size > 0 && Holds(p, t)) range.start[static_cast<std::size_t>(t)] = p;
+    }
     range.tensors.push_back(t);
     range.first_node = std::min(range.first_node, alloc_node_[t]);
     if (range.start[t].size == 0) range.reach = std::min(range.reach, alloc_node_[t]);
@@ -232,15 +302,16 @@ const cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t firs
   return range;
 }
 
-cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(const cpuplan::RangeToPlan& range,
+cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(std::vector<Placement> start,
+                                                   std::int32_t range_last,
                                                    std::int32_t from) const {
   cpuplan::Replan out;
   out.from = from;
-  out.placement = range.start;
+  out.placement = std::move(start);
   // Tensors beyond the range lose their places (their own range will place them again).
-  if (static_cast<std::size_t>(range.last) + 1 < graph_.nodes.size())
+  if (static_cast<std::size_t>(range_last) + 1 < graph_.nodes.size())
     for (std::size_t t = 0; t < out.placement.size(); ++t)
-      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range.last)
+      if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range_last)
         out.placement[t] = Placement{};
   return out;
 }
@@ -267,70 +338,90 @@ const Problem& CpuArenaPlanner::Impl::ProblemAround(const std::vector<Placement>
     problem.fixed_offsets.push_back(p.offset);
   }
   const std::size_t fixed = out.fixed = problem.records.size();
-  for (const std::int32_t t : free) {
-    problem.records.push_back(
-        {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
-    problem.fixed_offsets.push_back(std::nullopt);
-  }
-  if (fixed == 0) problem.fixed_offsets.clear();
+  problem.records.resize(fixed + free.size());  // within the reserved room: no allocation
+  UsageRecord* record = problem.records.data() + fixed;
+  for (const std::int32_t t : free)
+    *record++ = {graph_.tensors[t].bytes, alloc_node_[t],
+                 RecordLast(alloc_node_[t], dealloc_node_[t])};
+  // Without fixed records the problem has no fixed offsets at all.
+  if (fixed > 0) problem.fixed_offsets.resize(problem.records.size(), std::nullopt);
   Validate(problem);
   return problem;
 }
 
-OffsetPlan CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem,
-                                                 const std::string& strategy) {
-  if (strategy != "greedy_by_size" || problem.size() > cpuplan::kScanRecords)
-    return RunStrategy(problem, strategy);
+bool CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem, const std::string& strategy,
+                                           OffsetPlan& plan, Bytes stop_at) {
+  if (strategy != "greedy_by_size" || problem.size() > cpuplan::kScanRecords) {
+    plan = RunStrategy(problem, strategy);
+    return true;
+  }
   cpuplan::GreedyBySizeOrder(problem, scratch_.order);
-  return cpuplan::PlaceByScan(problem, scratch_.order, false);
+  return cpuplan::PlaceByScan(problem, scratch_.order, false, plan, stop_at);
 }
 
 // The candidate that won the last plan goes first; the other runs when it missed the bound.
 // TensorFlow Lite's placement always runs then (it is what proves the arena no larger than
-// TensorFlow Lite's); the cheap strategy, after it lost, only on every kRecheck-th such plan.
-// The full strategy runs only when neither came within good_enough of the bound.
-OffsetPlan CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
-                                                   const std::vector<std::int32_t>& free,
-                                                   const cpuplan::Layout* previous,
-                                                   cpuplan::Replan& out) {
+// TensorFlow Lite's), after the cheap strategy only as far as that proof needs; the cheap
+// strategy, after it lost, only on every kRecheck-th such plan.
+// The full strategy runs only when neither came within good_enough of the bound. The
+// candidates are made in the scratch plans (no allocation once they have grown).
+const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
+                                                          const std::vector<std::int32_t>& free,
+                                                          const cpuplan::Layout* previous,
+                                                          cpuplan::Replan& out) {
   const bool replan = previous != nullptr;
   // The records are the whole layout's when it holds nothing else (PlanFrom): the bound's
   // peak then lets a later plan ask one node too.
   LazyBound bound(problem, previous ? previous->peak_step : -1);
-  OffsetPlan chosen;
+  OffsetPlan* chosen = &scratch_.plans[0];
+  OffsetPlan* other = &scratch_.plans[1];
   if (cheap_won_ || !replan) {
-    chosen = CheapPlacement(problem, options_.replan_strategy);
-    if (!bound.Reaches(chosen.arena_bytes)) {
-      OffsetPlan tflite = TflitePlacement(problem, free);
+    CheapPlacement(problem, options_.replan_strategy, *chosen);
+    bound.HintIfNone(*chosen);
+    if (!bound.Reaches(chosen->arena_bytes)) {
+      // TensorFlow Lite's placement only until its arena passes ours: its arena only grows
+      // as it places, so from there on it is larger (and ours stays). An equal one is
+      // placed whole and taken, as the cheaper of the two to make next time.
+      const bool whole = TflitePlacement(problem, free, *other, chosen->arena_bytes + 1);
       out.tflite_candidate = true;
-      cheap_won_ = chosen.arena_bytes < tflite.arena_bytes;
-      if (!cheap_won_) chosen = std::move(tflite);
+      cheap_won_ = !whole || chosen->arena_bytes < other->arena_bytes;
+      if (!cheap_won_) std::swap(chosen, other);
     }
   } else {
-    chosen = TflitePlacement(problem, free);
+    TflitePlacement(problem, free, *chosen);
     out.tflite_candidate = true;
-    if (++cheap_skipped_ % kRecheck == 0 && !bound.Reaches(chosen.arena_bytes)) {
-      OffsetPlan other = CheapPlacement(problem, options_.replan_strategy);
-      cheap_won_ = other.arena_bytes < chosen.arena_bytes;
-      if (cheap_won_) chosen = std::move(other);
+    bound.HintIfNone(*chosen);
+    if (++cheap_skipped_ % kRecheck == 0 && !bound.Reaches(chosen->arena_bytes)) {
+      // Only until it reaches TensorFlow Lite's arena: from there on it cannot win.
+      cheap_won_ = CheapPlacement(problem, options_.replan_strategy, *other, chosen->arena_bytes) &&
+                   other->arena_bytes < chosen->arena_bytes;
+      if (cheap_won_) std::swap(chosen, other);
     }
   }
   const double slack = replan ? options_.replan_good_enough : options_.good_enough;
   // A re-plan skips the full strategy once it failed to beat the cheap plans.
-  if ((!replan || strategy_helped_) && !bound.Within(chosen.arena_bytes, slack)) {
+  if ((!replan || strategy_helped_) && !bound.Within(chosen->arena_bytes, slack)) {
     OffsetPlan full = PlanOffsets(problem, options_.strategy);  // verified inside
-    strategy_helped_ = full.arena_bytes < chosen.arena_bytes;
-    if (strategy_helped_) chosen = std::move(full);
+    strategy_helped_ = full.arena_bytes < chosen->arena_bytes;
+    if (strategy_helped_) {
+      *other = std::move(full);
+      std::swap(chosen, other);
+    }
   }
   out.bound = bound.exact();
   out.peak = bound.peak();
-  return chosen;
+  return *chosen;
 }
 
 void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
                                    const std::vector<std::int32_t>& free,
                                    const OffsetPlan& plan) const {
   cpuplan::VerifyBySweep(problem, plan);
+  Apply(out, free, plan);
+}
+
+void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::int32_t>& free,
+                                  const OffsetPlan& plan) const {
   for (std::size_t k = 0; k < free.size(); ++k) {
     const std::int32_t t = free[k];
     out.placement[t] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
@@ -342,9 +433,11 @@ void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
   out.high_water = std::max(plan.arena_bytes, out.others_high);
 }
 
-cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& range,
-                                                std::int32_t from) {
-  cpuplan::Replan out = StartReplan(range, from);
+cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from,
+                                                bool last_use) {
+  // The range's last plan takes its placements rather than a copy (the layout keeps them).
+  cpuplan::Replan out =
+      StartReplan(last_use ? std::move(range.start) : range.start, range.last, from);
   std::vector<std::int32_t>& free = scratch_.free;
   free.clear();
   for (const std::int32_t t : range.tensors)
@@ -358,17 +451,17 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(const cpuplan::RangeToPlan& rang
   }
   const Problem& problem =
       ProblemAround(out.placement, from, std::numeric_limits<Step>::max(), free, out);
-  OffsetPlan chosen;
+  const OffsetPlan* chosen = &scratch_.plans[0];
   if (out.fixed > 0) {
     // Around kept offsets: the cheap re-plan strategy alone. The records here are every one
     // alive from `from` on, so their bound is at most the whole layout's: an arena at this
     // bound is at the whole layout's bound.
-    chosen = CheapPlacement(problem, options_.replan_strategy);
+    CheapPlacement(problem, options_.replan_strategy, scratch_.plans[0]);
     out.problem_bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
   } else {
-    chosen = PlaceFromNothing(problem, free, range.previous.get(), out);
+    chosen = &PlaceFromNothing(problem, free, range.previous.get(), out);
   }
-  Settle(out, problem, free, chosen);
+  Settle(out, problem, free, *chosen);
   // TensorFlow Lite's own plan, and the problem's bound, only when the layout holds nothing
   // else.
   const bool only_free = out.fixed == 0 && out.others == 0;
@@ -395,19 +488,23 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
   changed.clear();
   for (const std::int32_t t : range.tensors)
     if (range.start[t].size == 0) changed.push_back(t);
-  cpuplan::Replan out = StartReplan(range, range.reach);
+  cpuplan::Replan out = StartReplan(range.start, range.last, range.reach);
   Step lo = std::numeric_limits<Step>::max(), hi = 0;
   for (const std::int32_t t : changed) {
     lo = std::min<Step>(lo, alloc_node_[t]);
     hi = std::max(hi, RecordLast(alloc_node_[t], dealloc_node_[t]));
   }
   const Problem& problem = ProblemAround(out.placement, lo, hi, changed, out);
-  Settle(out, problem, changed, CheapPlacement(problem, "greedy_by_size"));
+  const OffsetPlan& plan = scratch_.plans[0];
+  CheapPlacement(problem, "greedy_by_size", scratch_.plans[0]);
+  // Verified only when kept: a repair that misses the bound is dropped unseen.
+  Apply(out, changed, plan);
   if (!RepairAtBound(out, range.previous.get())) {
     missed.bound = out.bound;  // swept over every placement of the repaired layout
     missed.peak = out.peak;
     return std::nullopt;
   }
+  cpuplan::VerifyBySweep(problem, plan);
   return out;
 }
 
@@ -432,17 +529,18 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
       return true;
     }
   }
-  out.bound =
-      cpuplan::SweepLowerBound(RecordsOf(out.placement), options_.tensor_alignment, &out.peak);
+  out.bound = BoundOf(out.placement, &out.peak);
   return out.high_water <= out.bound;
 }
 
 // A repair when it reaches the bound, else a re-plan from the reach; one around kept offsets
 // that stays above the bound is compared with a plan of the whole range from its first node,
-// so a re-plan that keeps offsets is never above a whole one.
-cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& range) {
+// so a re-plan that keeps offsets is never above a whole one. A small range goes to the
+// whole plan directly (kSmallRange).
+cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range) {
   cpuplan::Replan missed;  // bound and peak only
   if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
+  if (range.tensors.size() <= kSmallRange) return PlanFrom(range, range.first_node, true);
   cpuplan::Replan chosen = PlanFrom(range, range.reach);
   if (chosen.fixed == 0 || range.reach <= range.first_node) return chosen;
   // A missed repair swept the bound of the same records (every tensor the range keeps or
@@ -453,19 +551,19 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(const cpuplan::RangeToPlan& 
     chosen.bound = missed.bound;
     chosen.peak = missed.peak;
   } else
-    chosen.bound = cpuplan::SweepLowerBound(RecordsOf(chosen.placement), options_.tensor_alignment,
-                                            &chosen.peak);
+    chosen.bound = BoundOf(chosen.placement, &chosen.peak);
   if (chosen.high_water > chosen.bound) {
-    cpuplan::Replan again = PlanFrom(range, range.first_node);
+    cpuplan::Replan again = PlanFrom(range, range.first_node, true);
     if (again.high_water < chosen.high_water) chosen = std::move(again);
   }
   return chosen;
 }
 
 std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
-                                                                std::int32_t last, bool fresh) {
-  const cpuplan::RangeToPlan& range = GatherRange(first, last);
-  auto layout = std::make_shared<Layout>();
+                                                                std::int32_t last, bool fresh,
+                                                                std::shared_ptr<Layout> layout,
+                                                                std::uint64_t key_hash) {
+  cpuplan::RangeToPlan& range = GatherRange(first, last);
   bool tflite_was_candidate = false;
   Bytes layout_bound = cpuplan::kUnknownBound;
   if (range.reach != cpuplan::kNoNode) {
@@ -485,8 +583,8 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
   CheckAgainstTflite(*layout, tflite_was_candidate, layout_bound);
   const std::uint64_t previous_id = range.previous ? range.previous->id : 0;
   scratch_.range.previous.reset();
-  layout->id = cpuplan::Mix(cpuplan::LayoutCache::Hash({first, last, 0, 0}, signature_) ^
-                            cpuplan::Mix(previous_id) ^ cpuplan::Mix(shadow_.path() + 3));
+  layout->id =
+      cpuplan::Mix(key_hash ^ cpuplan::Mix(previous_id) ^ cpuplan::Mix(shadow_.path() + 3));
   return layout;
 }
 
@@ -504,9 +602,7 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
     layout.check = CpuTfliteCheck::kTfliteCandidate;
     return;
   }
-  if (bound == cpuplan::kUnknownBound)
-    bound = cpuplan::SweepLowerBound(RecordsOf(layout.placement), options_.tensor_alignment,
-                                     &layout.peak_step);
+  if (bound == cpuplan::kUnknownBound) bound = BoundOf(layout.placement, &layout.peak_step);
   if (layout.high_water <= bound) {
     layout.check = CpuTfliteCheck::kAtBound;
     return;
@@ -555,7 +651,10 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
 
 void CpuArenaPlanner::Impl::ResetAfterMemplan(std::int32_t node) {
   if (!layout_) return;
-  auto layout = std::make_shared<Layout>(*layout_);
+  auto layout = std::make_shared<Layout>();  // the placements, not the shapes
+  layout->placement = layout_->placement;
+  layout->check = layout_->check;
+  layout->peak_step = layout_->peak_step;
   for (Placement& p : layout->placement)
     if (p.size > 0 && p.first > node) p = Placement{};
   layout->high_water = HighWater(layout->placement);

@@ -48,6 +48,9 @@ class CpuArenaPlanner::Impl {
   // Per node: the tensors the node's range has to place (outputs, temporaries; inputs and
   // variables on node 0).
   std::vector<std::vector<std::int32_t>> registered_;
+  std::uint64_t registrations_ = 0;             // bumped whenever registered_ changes
+  std::uint64_t gathered_ = ~std::uint64_t{0};  // RangeTensors(): what scratch_.registered holds
+  std::int32_t gathered_first_ = -1, gathered_last_ = -1;
   cpuplan::SimpleArena main_;
   cpuplan::SimpleArena persistent_;
   std::int32_t last_active_node_ = cpuplan::kEndOfRun;  // kEndOfRun = undefined
@@ -85,6 +88,9 @@ class CpuArenaPlanner::Impl {
   // The distinct tensors registered to nodes first..last (in registration order).
   std::vector<std::int32_t> Registered(std::int32_t first, std::int32_t last);
   void Registered(std::int32_t first, std::int32_t last, std::vector<std::int32_t>& out);
+  // kMemplan: the same in scratch_.registered, gathered again only when the range or the
+  // registrations changed since the last call (a re-plan of the same range reuses them).
+  const std::vector<std::int32_t>& RangeTensors(std::int32_t first, std::int32_t last);
   // Whether `tensor` uses its root's buffer now (dropping a share that no longer holds).
   bool SharesNow(std::int32_t tensor);
   bool SharesNowConst(std::int32_t tensor) const {
@@ -103,10 +109,15 @@ class CpuArenaPlanner::Impl {
   // memplan mode.
   void ExecuteMemplan(std::int32_t first, std::int32_t last);
   void ResetAfterMemplan(std::int32_t node);
+  // Plans into `layout` (new, possibly holding the shapes already) and returns it; its id
+  // derives from the call's cache key (`key_hash`), the layout before and the calls since
+  // the last reset.
   std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
-                                                    bool fresh);
+                                                    bool fresh,
+                                                    std::shared_ptr<cpuplan::Layout> layout,
+                                                    std::uint64_t key_hash);
   // PlanLayout's steps (memplan_mode.cc). What the call has to place.
-  const cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
+  cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
   // Whether a tensor has main-arena memory of its own now, and whether a placement still
   // fits it (made for its current bytes and lifetime).
   bool OwnsMemory(std::int32_t tensor) const {
@@ -119,28 +130,39 @@ class CpuArenaPlanner::Impl {
   }
   // A repair when it reaches the bound, else a re-plan from the reach (and from the
   // range's first node when kept offsets cost something).
-  cpuplan::Replan ChooseReplan(const cpuplan::RangeToPlan& range);
+  cpuplan::Replan ChooseReplan(cpuplan::RangeToPlan& range);
   // `missed` receives the bound of the whole layout and its peak when a repair missed the
   // bound (a re-plan of the same range places the same tensors: the same bound).
   std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range, cpuplan::Replan& missed);
   bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous) const;
-  cpuplan::Replan PlanFrom(const cpuplan::RangeToPlan& range, std::int32_t from);
-  // The range's placements with every tensor first used after its last node forgotten.
-  cpuplan::Replan StartReplan(const cpuplan::RangeToPlan& range, std::int32_t from) const;
+  // last_use: the range's placements are not needed after this plan (it takes them).
+  cpuplan::Replan PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from, bool last_use = false);
+  // The range's placements `start` with every tensor first used after its last node forgotten.
+  cpuplan::Replan StartReplan(std::vector<cpuplan::Placement> start, std::int32_t range_last,
+                              std::int32_t from) const;
   // The placements alive somewhere in steps lo..hi as fixed records (out.fixed of them; the
   // others counted in out.others), then the `free` tensors; validated.
   const Problem& ProblemAround(const std::vector<cpuplan::Placement>& placement, Step lo, Step hi,
                                const std::vector<std::int32_t>& free, cpuplan::Replan& out);
-  OffsetPlan CheapPlacement(const Problem& problem, const std::string& strategy);
+  // false: stopped once the arena reached `stop_at` (greedy_by_size's scan only), `plan`
+  // incomplete.
+  bool CheapPlacement(const Problem& problem, const std::string& strategy, OffsetPlan& plan,
+                      Bytes stop_at = ~Bytes{0});
   // The candidates for a problem without fixed records; sets out.bound and
-  // out.tflite_candidate. `previous`: the layout before, if any.
-  OffsetPlan PlaceFromNothing(const Problem& problem, const std::vector<std::int32_t>& free,
-                              const cpuplan::Layout* previous, cpuplan::Replan& out);
+  // out.tflite_candidate. `previous`: the layout before, if any. The plan chosen is one of
+  // scratch_.plans.
+  const OffsetPlan& PlaceFromNothing(const Problem& problem, const std::vector<std::int32_t>& free,
+                                     const cpuplan::Layout* previous, cpuplan::Replan& out);
   // Verifies `plan` and writes the free tensors' placements and the high-water mark.
   void Settle(cpuplan::Replan& out, const Problem& problem, const std::vector<std::int32_t>& free,
               const OffsetPlan& plan) const;
+  // Settle without the verification (for a plan that may yet be dropped).
+  void Apply(cpuplan::Replan& out, const std::vector<std::int32_t>& free,
+             const OffsetPlan& plan) const;
   // The records of a layout's placements (a live-to-the-end tensor ends at the last node).
   std::vector<UsageRecord> RecordsOf(const std::vector<cpuplan::Placement>& placement) const;
+  // The lower bound of those records (and where it is reached), without allocating.
+  Bytes BoundOf(const std::vector<cpuplan::Placement>& placement, Step* peak) const;
   // A lifetime's last node as a record's last step: kEndOfRun (alive to the end of the run)
   // becomes the graph's end, or the first node when that is later.
   Step RecordLast(std::int32_t first, std::int32_t last) const;
@@ -150,10 +172,13 @@ class CpuArenaPlanner::Impl {
   void CheckAgainstTflite(cpuplan::Layout& layout, bool tflite_was_candidate, Bytes bound);
   // TensorFlow Lite's placement of a problem without fixed records whose record k is tensor
   // free[k] (records in its order, offsets returned in the problem's).
-  OffsetPlan TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free);
+  // Stops once its arena reaches `stop_at` (false: `plan` incomplete, its arena no smaller).
+  bool TflitePlacement(const Problem& problem, const std::vector<std::int32_t>& free,
+                       OffsetPlan& plan, Bytes stop_at = ~Bytes{0});
 
-  std::vector<std::uint32_t> seen_;  // Registered(): epoch marks per tensor
-  cpuplan::PlanScratch scratch_;     // kMemplan: buffers reused from plan to plan
+  std::vector<std::uint32_t> seen_;                 // Registered(): epoch marks per tensor
+  mutable std::vector<UsageRecord> bound_records_;  // BoundOf()'s records, reused
+  cpuplan::PlanScratch scratch_;                    // kMemplan: buffers reused from plan to plan
   std::uint32_t epoch_ = 0;
 };
 

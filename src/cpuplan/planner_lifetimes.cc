@@ -23,12 +23,15 @@ void CpuArenaPlanner::Impl::PlanAllocations() {
   ResetAllocations();
   hint_.reset();  // a new plan: nothing of an older layout is a valid hint
   cache_.Clear();
-  GrowTables();
+  // The tables, the shape signature and the persistent count follow every change already
+  // (ResizeTensor, SetAllocationType, ReplaceGraph); only a graph that shrank still needs them.
+  if (tables_stale_) GrowTables();
   const std::size_t tensors = graph_.tensors.size();
   std::fill(alloc_node_.begin(), alloc_node_.end(), kEndOfRun);
   std::fill(dealloc_node_.begin(), dealloc_node_.end(), kEndOfRun);
   std::fill(share_root_.begin(), share_root_.end(), -1);
   registered_.assign(std::max<std::size_t>(1, graph_.nodes.size()), {});
+  ++registrations_;
 
   std::vector<std::int64_t> refs(tensors, 0);
   for (const std::int32_t t : graph_.outputs)
@@ -119,8 +122,10 @@ void CpuArenaPlanner::Impl::AssignTemporaries(std::int32_t first, std::int32_t l
       if (t == kCpuNoTensor) continue;
       alloc_node_[t] = i;
       dealloc_node_[t] = options_.preserve_all_tensors ? kEndOfRun : i;
-      if (std::find(registered_[i].begin(), registered_[i].end(), t) == registered_[i].end())
+      if (std::find(registered_[i].begin(), registered_[i].end(), t) == registered_[i].end()) {
         registered_[i].push_back(t);
+        ++registrations_;
+      }
     }
 }
 

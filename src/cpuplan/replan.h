@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "memplan/plan.h"
 #include "memplan/problem.h"
 #include "src/cpuplan/layout_cache.h"
 
@@ -50,6 +51,7 @@ struct PlanScratch {
   std::vector<std::size_t> order;         // greedy_by_size's, kept while it still holds
   std::vector<std::size_t> tflite_order;  // TensorFlow Lite's, the same
   Problem problem;
+  OffsetPlan plans[2];  // candidate plans, their offsets kept from call to call
 
   // Room for a graph of `tensors` tensors, taken with the graph rather than by its first plan.
   void Reserve(std::size_t tensors) {
@@ -61,6 +63,7 @@ struct PlanScratch {
     tflite_order.reserve(tensors);
     problem.records.reserve(tensors);
     problem.fixed_offsets.reserve(tensors);
+    for (OffsetPlan& plan : plans) plan.offsets.reserve(tensors);
   }
 };
 

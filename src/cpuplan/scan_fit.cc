@@ -7,6 +7,7 @@
 #include <array>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "memplan/error.h"
 #include "src/cpuplan/align.h"
@@ -63,36 +64,48 @@ void GreedyBySizeOrder(const Problem& problem, std::vector<std::size_t>& order) 
 
 OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order,
                        bool tflite_fit) {
-  const Bytes align = problem.alignment;
-  // Sorted by offset; equal offsets in placement order. Kept from call to call: a re-plan of
-  // a small graph would otherwise spend as long allocating as placing.
-  static thread_local std::vector<Placed> placed;
-  placed.clear();
-  placed.reserve(problem.size());
   OffsetPlan plan;
-  plan.offsets.assign(problem.size(), 0);
-  auto keep = [&](std::size_t r, Bytes offset) {
+  PlaceByScan(problem, order, tflite_fit, plan);
+  return plan;
+}
+
+namespace {
+
+// Keeps `p` in `placed`, sorted by offset with equal offsets in placement order: shifted in
+// from the end (the buffer has room: no allocation, no call).
+void InsertByOffset(std::vector<Placed>& placed, const Placed& p) {
+  placed.push_back(p);
+  auto it = placed.end() - 1;
+  for (; it != placed.begin() && (it - 1)->offset > p.offset; --it) *it = *(it - 1);
+  *it = p;
+}
+
+// PlaceByScan for one fit rule (a template: the rule is not tested per placed record).
+template <bool kTfliteFit>
+bool PlaceInOrder(const Problem& problem, std::span<const std::size_t> order, OffsetPlan& plan,
+                  Bytes stop_at, std::vector<Placed>& placed) {
+  const Bytes align = problem.alignment;
+  const auto keep = [&](std::size_t r, Bytes offset) {
     const UsageRecord& rec = problem.records[r];
     plan.offsets[r] = offset;
     plan.arena_bytes = std::max(plan.arena_bytes, offset + rec.size);
-    if (rec.size == 0 && tflite_fit) return;  // SimpleMemoryArena keeps no empty placement
-    const auto at = std::upper_bound(placed.begin(), placed.end(), offset,
-                                     [](Bytes v, const Placed& p) { return v < p.offset; });
-    placed.insert(at, {offset, offset + rec.size, rec.first, rec.last});
+    if (rec.size == 0 && kTfliteFit) return;  // SimpleMemoryArena keeps no empty placement
+    InsertByOffset(placed, {offset, offset + rec.size, rec.first, rec.last});
   };
   for (std::size_t i = 0; i < problem.size(); ++i)
     if (problem.IsFixed(i)) keep(i, *problem.fixed_offsets[i]);
+  if (plan.arena_bytes >= stop_at) return false;
   constexpr Bytes kNone = std::numeric_limits<Bytes>::max();
   for (const std::size_t r : order) {
     const UsageRecord& rec = problem.records[r];
     Bytes best = kNone, best_gap = kNone, cursor = 0;
-    if (rec.size == 0 && tflite_fit) {
+    if (rec.size == 0 && kTfliteFit) {
       keep(r, 0);
       continue;
     }
     for (const Placed& p : placed) {
       if (p.last < rec.first || rec.last < p.first) continue;
-      if (tflite_fit) {
+      if constexpr (kTfliteFit) {
         const Bytes start = AlignUpFast(cursor, align);
         if (start + rec.size <= p.offset && p.offset - start < best_gap) {
           best = start;
@@ -112,9 +125,28 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
       }
     }
     keep(r, best != kNone ? best : AlignUpFast(cursor, align));
+    if (plan.arena_bytes >= stop_at) return false;
   }
-  plan.strategy = tflite_fit ? "tflite_cpu" : "greedy_by_size";
-  return plan;
+  return true;
+}
+
+}  // namespace
+
+bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit,
+                 OffsetPlan& plan, Bytes stop_at) {
+  // Sorted by offset; equal offsets in placement order. Kept from call to call: a re-plan of
+  // a small graph would otherwise spend as long allocating as placing.
+  static thread_local std::vector<Placed> placed;
+  placed.clear();
+  placed.reserve(problem.size());
+  plan.offsets.assign(problem.size(), 0);
+  plan.arena_bytes = 0;
+  plan.detail.clear();
+  // Named only when the reused plan holds another name (no string copy per placement).
+  const std::string_view name = tflite_fit ? "tflite_cpu" : "greedy_by_size";
+  if (plan.strategy != name) plan.strategy.assign(name);
+  return tflite_fit ? PlaceInOrder<true>(problem, order, plan, stop_at, placed)
+                    : PlaceInOrder<false>(problem, order, plan, stop_at, placed);
 }
 
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {

@@ -23,6 +23,12 @@ inline constexpr std::size_t kScanRecords = 256;
 // tflite_fit: SimpleMemoryArena's rule (aligned candidate starts, fit measured from the
 // unaligned end, a perfect fit stops the walk); else greedy_by_size's smallest gap.
 OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit);
+// The same into `plan`, whose buffer is reused (a re-plan of a small graph allocates nothing).
+// Stops, returning false with `plan` incomplete, once the arena reaches `stop_at`: the arena
+// only grows as records are placed, so the whole plan would be no smaller - what a caller
+// that only needs to know "no smaller than" wants, for a fraction of the placement.
+bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit,
+                 OffsetPlan& plan, Bytes stop_at = ~Bytes{0});
 // greedy_by_size's order: records without a fixed offset, larger first, equal sizes in
 // record order.
 std::vector<std::size_t> GreedyBySizeOrder(const Problem& problem);

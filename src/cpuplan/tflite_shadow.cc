@@ -9,6 +9,11 @@ namespace memplan::cpuplan {
 TfliteShadow::TfliteShadow() = default;
 TfliteShadow::~TfliteShadow() = default;
 
+void TfliteShadow::Reserve(std::size_t tensors) {
+  dropped_in_.reserve(tensors);
+  log_.reserve(8);
+}
+
 void TfliteShadow::Planned(std::shared_ptr<const ShapeSignature> shapes) {
   dropped_in_.assign(shapes->size(), 0);
   drops_ = 0;

@@ -22,6 +22,8 @@ class TfliteShadow {
   TfliteShadow(const TfliteShadow&) = delete;
   TfliteShadow& operator=(const TfliteShadow&) = delete;
 
+  // Room for a graph of `tensors` tensors and a few calls, taken with the graph.
+  void Reserve(std::size_t tensors);
   // PlanAllocations with these shapes: a new generation, nothing logged.
   void Planned(std::shared_ptr<const ShapeSignature> shapes);
   // ResetAllocations: the log starts again (the replay planner resets when next used).

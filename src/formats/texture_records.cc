@@ -210,7 +210,8 @@ TexturePlanFile ParseTexturePlanFile(std::string_view text, std::string_view sou
       !doc["tensors"].is_array())
     throw InputError(
         fmt::format("{}: not a texture plan file (expected {{\"mode\": \"objects\", \"size_type\", "
-                    "\"objects\": [[w, h], ...], \"tensors\": [...]}} as plan --out writes it)",
+                    "\"objects\": [[w, h], ...], \"tensors\": [...]}}, the best plan of texture "
+                    "records as memplan writes it)",
                     source));
   TexturePlanFile file;
   const Json& type = doc["size_type"];

@@ -95,8 +95,10 @@ Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
 std::vector<ZooEntry> ZooEntries() {
   std::vector<ZooEntry> entries;
   for (const ZooModel& m : ZooModels())
-    entries.push_back({std::string(m.name), std::string(m.description)});
-  for (const auto& [name, description] : ZooRecordNames()) entries.push_back({name, description});
+    entries.push_back(
+        {std::string(m.name), std::string(m.description), std::string(m.open_dimension)});
+  for (const auto& [name, description] : ZooRecordNames())
+    entries.push_back({name, description, ""});
   return entries;
 }
 

@@ -24,9 +24,9 @@ std::optional<Workload> LoadZooModelWorkload(std::string_view spec, std::string_
   // leave the shapes after it wrong.
   if (!options.dims.empty() || !options.shapes.empty())
     throw UsageError(
-        fmt::format("{}: built-in models have fixed shapes (but one --dim for the dimension a "
-                    "model leaves open: zoo:gpt2 tokens=N, zoo:conformer_s frames=N); --shape "
-                    "applies to model files",
+        fmt::format("{}: built-in models have fixed shapes (but one dimension binding for the "
+                    "dimension a model leaves open: zoo:gpt2 tokens=N, zoo:conformer_s frames=N); "
+                    "shape bindings apply to model files",
                     spec));
   return GraphWorkload(std::move(*graph), spec, "zoo", options);
 }

@@ -26,8 +26,8 @@ std::string SizeKernelSizedOutputs(Graph& graph, KernelSizedOutputs how) {
   if (sized.empty()) return {};
   return how == KernelSizedOutputs::kFromOptions
              ? fmt::format(
-                   "{} custom-op output{} sized from the op's options: {} (--shape "
-                   "TENSOR=DxD overrides; --kernel-sized stored plans them as TFLM "
+                   "{} custom-op output{} sized from the op's options: {} (a tensor's shape "
+                   "overrides them; planned as stored, they take one element each, as TFLM "
                    "reads them)",
                    sized.size(), sized.size() == 1 ? "" : "s", fmt::join(sized, ", "))
              : fmt::format(

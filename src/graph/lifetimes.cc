@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "memplan/error.h"
+#include "memplan/remedy.h"
 #include "src/graph/scope_walk.h"
 #include "src/graph/unsized_tensors.h"
 
@@ -35,11 +36,14 @@ void CheckIntermediatesEmpty(const Graph& graph) {
       for (const std::int32_t t : sg.ops[i].intermediates) {
         const Tensor& tensor = sg.tensors[static_cast<std::size_t>(t)];
         if (tensor.is_constant || !tensor.bytes || *tensor.bytes == 0) continue;
-        throw InputError(fmt::format(
-            "{}: subgraph {}, op {} ({}): intermediate tensor '{}' (#{}) has {} bytes; TensorFlow "
-            "Lite Micro supports only empty intermediates (\"Does not support intermediate tensor "
-            "with non-zero size: {}\"); plan it with --intermediates-only",
-            graph.source, s, i, sg.ops[i].type, tensor.name, t, *tensor.bytes, *tensor.bytes));
+        throw InputErrorWithRemedies(
+            fmt::format("{}: subgraph {}, op {} ({}): intermediate tensor '{}' (#{}) has {} bytes; "
+                        "TensorFlow Lite Micro supports only empty intermediates (\"Does not "
+                        "support intermediate tensor with non-zero size: {}\"); plan it in the "
+                        "intermediates-only accounting",
+                        graph.source, s, i, sg.ops[i].type, tensor.name, t, *tensor.bytes,
+                        *tensor.bytes),
+            {{Remedy::Kind::kIntermediatesOnly, "", ""}});
       }
   }
 }

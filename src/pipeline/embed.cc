@@ -253,4 +253,31 @@ EmbeddedPlan EmbedPlanInModel(const std::string& bytes, const std::string& label
   return EmbedPlanInTflite(bytes, o);
 }
 
+nlohmann::ordered_json EmbeddedPlanJson(const EmbedRequest& request, const EmbeddedPlan& r) {
+  nlohmann::ordered_json j;
+  j["input"] = request.model;
+  j["output"] = request.out;
+  j["strategy"] = r.strategy;
+  j["variant"] = r.variant;
+  j["arena_bytes"] = r.arena;
+  j["lower_bound_bytes"] = r.lower_bound;
+  j["arena_without_variant_bytes"] = r.plain_arena;
+  j["tensors"] = r.tensors;
+  j["tensors_planned"] = r.planned;
+  j["inplace_shares"] = r.shares;
+  j["order_changed"] = r.order_changed;
+  j["input_bytes"] = r.input_bytes;
+  j["output_bytes"] = r.bytes.size();
+  j["embed_ms"] = r.ms;
+  j["tflm_head_bytes"] = r.tflm_head;
+  j["tflm_own_planner_head_bytes"] = r.tflm_own_head;
+  j["scratch_fallback"] = r.scratch_fallback;
+  j["tflm_target"] = request.target;
+  j["tflm_kernels"] = request.kernels;
+  j["tflm_arena_bytes"] = r.device_arena;
+  if (request.target == "host64") j["tflm_arena_bytes_host64"] = r.device_arena;
+  j["tflm_arena_is_lower_bound"] = r.device_lower_bound;
+  return j;
+}
+
 }  // namespace memplan

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "memplan/error.h"
+#include "memplan/remedy.h"
 
 namespace memplan {
 
@@ -31,9 +32,10 @@ void ToBhwc(const Tensor& tensor, DimOrder order, GpuTensorLayout& out) {
   std::vector<std::int64_t> dims = tensor.shape;
   for (std::int64_t d : dims)
     if (d < 0)
-      throw InputError(fmt::format(
-          "tensor '{}': a GPU object needs a static shape; bind its open dimensions with --dim",
-          tensor.name));
+      throw InputErrorWithRemedies(
+          fmt::format("tensor '{}': a GPU object needs a static shape; bind its open dimensions",
+                      tensor.name),
+          {{Remedy::Kind::kBindDimension, "NAME", "N"}});
   if (order == DimOrder::kChannelsFirst && dims.size() == 4)
     dims = {dims[0], dims[2], dims[3], dims[1]};
   // Leading dimensions beyond four are folded into the batch.

@@ -131,14 +131,14 @@ std::vector<std::string> BindShape(onnx::GraphProto& graph, const std::string& n
                                    const std::vector<std::int64_t>& dims, std::string_view source) {
   if (IsInitializer(graph, name))
     throw UsageError(
-        fmt::format("{}: --shape {}: '{}' is an initializer; its shape is stored in "
+        fmt::format("{}: shape of {}: '{}' is an initializer; its shape is stored in "
                     "the model",
                     source, Printable(name), Printable(name)));
   bool is_input = false;
   for (const auto& input : graph.input()) is_input = is_input || input.name() == name;
   const bool is_output = IsNodeOutput(graph, name);
   if (!is_input && !is_output)
-    throw UsageError(fmt::format("{}: --shape {}: the model has no tensor called '{}'", source,
+    throw UsageError(fmt::format("{}: shape of {}: the model has no tensor called '{}'", source,
                                  Printable(name), Printable(name)));
   std::vector<onnx::ValueInfoProto*> targets;
   for (onnx::ValueInfoProto* v : DeclaredValues(graph))
@@ -189,16 +189,17 @@ std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOption
   const std::string symbols = KnownSymbols(graph);
   for (const auto& [name, value] : options.dims) {
     if (value < 0)
-      throw UsageError(fmt::format("--dim {}={}: a dimension cannot be negative", name, value));
+      throw UsageError(fmt::format("dimension {}={}: a dimension cannot be negative", name, value));
     if (BindDim(graph, name, value) == 0 && (name != "batch" || BindLeadingDims(graph, value) == 0))
-      warnings.push_back(fmt::format(
-          "warning: --dim {}={} binds nothing in {}: no dimension of the model is called '{}'{}; "
-          "ignored",
-          name, value, source, name, symbols));
+      warnings.push_back(
+          fmt::format("warning: dimension {}={} binds nothing in {}: no dimension of the model is "
+                      "called '{}'{}; "
+                      "ignored",
+                      name, value, source, name, symbols));
   }
   for (const auto& [name, dims] : options.shapes) {
     for (const std::int64_t d : dims)
-      if (d < 0) throw UsageError(fmt::format("--shape {}: a dimension cannot be negative", name));
+      if (d < 0) throw UsageError(fmt::format("shape of {}: a dimension cannot be negative", name));
     for (std::string& w : BindShape(graph, name, dims, source)) warnings.push_back(std::move(w));
   }
   return warnings;

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "memplan/error.h"
+#include "memplan/remedy.h"
 #include "src/formats/onnx/onnx_internal.h"
 #include "src/formats/onnx/onnx_schemas.h"
 
@@ -396,7 +397,7 @@ class GraphBuilder {
                     : fmt::format("domain '{}', opset {}", Printable(domain), version);
     return fmt::format(
         ": {} is an operator memplan has no shape rule for ({}); give its outputs' shapes "
-        "with --shape {}=AxBxC",
+        "(shape of {}: AxBxC)",
         Printable(node.op_type()), where, Printable(output));
   }
 
@@ -468,11 +469,13 @@ class GraphBuilder {
     const std::string node_error = NodeInferenceErrorIsolated();
     const std::string reported =
         node_error.empty() ? std::string() : fmt::format("; ONNX reports {}", node_error);
-    throw InputError(fmt::format(
-        "{}{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}{}; bind dimensions "
-        "with --dim NAME=VALUE{} or whole shapes with --shape TENSOR=AxBxC",
-        source_, scope.where, count, count == 1 ? "" : "s", fmt::join(problems, "; "), more,
-        reported, dims));
+    throw InputErrorWithRemedies(
+        fmt::format("{}{}: {} tensor{} cannot be sized after ONNX shape inference: {}{}{}; bind "
+                    "dimensions{} or whole shapes",
+                    source_, scope.where, count, count == 1 ? "" : "s", fmt::join(problems, "; "),
+                    more, reported, dims),
+        {{Remedy::Kind::kBindDimension, "NAME", "VALUE"},
+         {Remedy::Kind::kBindShape, "TENSOR", "AxBxC"}});
   }
 
   // FirstNodeInferenceError, in a child process: only for the message, so a crash there

@@ -7,6 +7,7 @@
 #include "memplan/onnx.h"
 
 #include "memplan/records_io.h"
+#include "memplan/remedy.h"
 #include "memplan/text.h"
 #include "src/formats/onnx/onnx_internal.h"
 
@@ -77,10 +78,10 @@ OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOp
     result = onnx_reader::BuildGraph(model, source, unsized);
   } catch (const InputError& e) {
     if (warnings.empty()) throw;
-    // A mistyped --dim is the likely cause of what cannot be sized: say so with it.
+    // A mistyped dimension binding is the likely cause of what cannot be sized: say so.
     std::string message = e.what();
     for (const std::string& w : warnings) message += " (" + w + ")";
-    throw InputError(message);
+    throw InputErrorWithRemedies(message, RemediesOf(e));
   }
   result.inference_passes = passes;
   result.graph_nodes = result.file_nodes;  // BuildGraph counted the graph it was given

@@ -192,7 +192,8 @@ std::optional<TfliteBinding> BindTfliteDimensions(
   std::vector<std::optional<std::int64_t>> bound(axes.size());
   TfliteBinding binding;
   for (const auto& [name, value] : dims) {
-    if (value < 0) throw UsageError(fmt::format("--dim {}={}: the size is negative", name, value));
+    if (value < 0)
+      throw UsageError(fmt::format("dimension {}={}: the size is negative", name, value));
     bool used = false;
     for (std::size_t k = 0; k < axes.size(); ++k)
       if (axes[k].name == name) {
@@ -206,7 +207,7 @@ std::optional<TfliteBinding> BindTfliteDimensions(
       }
     if (!used)
       binding.warnings.push_back(
-          fmt::format("warning: --dim {}={} binds nothing in {}: {}; ignored", name, value,
+          fmt::format("warning: dimension {}={} binds nothing in {}: {}; ignored", name, value,
                       model.graph.source, NamesText(axes, open)));
   }
   std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>> inputs;

@@ -4,6 +4,7 @@
 
 #include "memplan/error.h"
 #include "memplan/lifetimes.h"
+#include "memplan/remedy.h"
 #include "memplan/shape_binding.h"
 #include "memplan/tflite.h"
 #include "memplan/tflite_shapes.h"
@@ -53,11 +54,12 @@ Workload TfliteWorkload(TfliteModel model, std::string_view spec, const LoadOpti
   try {
     w = GraphWorkload(std::move(model.graph), spec, "tflite", options);
   } catch (const InputError& e) {
-    // A --dim that bound nothing is the likely cause of what cannot be sized: say so with it.
+    // A dimension binding that bound nothing is the likely cause of what cannot be sized: say
+    // so with it.
     std::string message = e.what();
     for (const std::string& n : notes)
       if (n.starts_with("warning: ")) message += " (" + n + ")";
-    throw InputError(message);
+    throw InputErrorWithRemedies(message, RemediesOf(e));
   }
   w.notes = std::move(notes);
   return w;

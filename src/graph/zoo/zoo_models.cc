@@ -18,11 +18,11 @@ std::span<const ZooModel> ZooModels() {
       {"resnet50", "ResNet-50 v1, 224x224x3 float32, Keras bottleneck layout", zoo::BuildResNet50},
       {"inception_v3", "Inception v3, 299x299x3 float32, Keras layer shapes",
        zoo::BuildInceptionV3},
-      {"gpt2", "GPT-2 small decoder, 12 layers, d_model 768, 128 tokens (--dim tokens=N), float32",
+      {"gpt2", "GPT-2 small decoder, 12 layers, d_model 768, 128 tokens by default, float32",
        zoo::BuildGpt2Small, "tokens", 1, zoo::BuildGpt2},
       {"conformer_s",
        "Conformer (S) speech encoder, 16 blocks, d_model 144, 80 log-mels over 400 frames "
-       "(--dim frames=N), float32",
+       "by default, float32",
        zoo::BuildConformerS, "frames", 7, zoo::BuildConformerS},
   }};
   return kModels;

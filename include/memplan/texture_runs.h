@@ -1,14 +1,16 @@
 #pragma once
-// `memplan plan` on texture and shape records (include/memplan/texture_records.h): the
-// objects strategies TensorFlow Lite GPU has for sizes with dimensions, each plan verified,
-// reported as a table, JSON or CSV, and written as a plan file.
+// Texture and shape records (include/memplan/texture_records.h) planned with the objects
+// strategies TensorFlow Lite GPU has for sizes with dimensions, each plan verified,
+// reported as a table, JSON or CSV, and written as a plan file (what `memplan plan` does
+// with such records).
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memplan/textures.h"
 
-namespace memplan::cli {
+namespace memplan {
 
 // One texture strategy's verified plan.
 struct TextureRun {
@@ -24,9 +26,10 @@ struct TextureRuns {
 };
 
 // Runs the objects strategies among `keys` (from ExpandStrategies) that plan this kind of
-// record. A strategy named explicitly in `requested` that cannot (an offsets strategy, or
-// an objects strategy TensorFlow Lite has no multidimensional variant of) is a UsageError
-// naming the ones that can; brought in by a group ("all", "objects") it is left out.
+// record. A strategy named explicitly in `requested` (the selection as given) that cannot
+// (an offsets strategy, or an objects strategy TensorFlow Lite has no multidimensional
+// variant of) is a UsageError naming the ones that can; brought in by a group ("all",
+// "objects") it is left out.
 TextureRuns RunTextureStrategies(const TextureProblem& problem, std::string_view input,
                                  const std::vector<std::string>& keys,
                                  const std::vector<std::string>& requested);
@@ -48,4 +51,4 @@ std::string TextureRunsCsv(std::string_view input, const TextureRuns& runs, bool
 // "object"}]}.
 nlohmann::ordered_json TexturePlanFileJson(const TextureProblem& problem, const TextureRun& run);
 
-}  // namespace memplan::cli
+}  // namespace memplan

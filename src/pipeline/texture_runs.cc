@@ -1,5 +1,5 @@
-// memplan plan on texture and shape records.
-#include "tools/texture_plan.h"
+// Texture and shape records planned by the objects strategies (include/memplan/texture_runs.h).
+#include "memplan/texture_runs.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "memplan/table.h"
 #include "memplan/texture_records.h"
 
-namespace memplan::cli {
+namespace memplan {
 
 namespace {
 
@@ -18,7 +18,7 @@ std::string DimsText(const std::vector<std::uint64_t>& dims) {
   return fmt::format("{}", fmt::join(dims, "x"));
 }
 
-// The --strategy entries that name this key itself rather than a group.
+// The entries of the selection that name this key itself rather than a group.
 bool NamedExplicitly(const std::string& key, const std::vector<std::string>& requested) {
   const std::string name = key.substr(key.find('/') + 1);
   return std::any_of(requested.begin(), requested.end(),
@@ -52,7 +52,7 @@ TextureRuns RunTextureStrategies(const TextureProblem& problem, std::string_view
               : fmt::format("{} plans sizes in bytes only", name);
       if (NamedExplicitly(key, requested))
         throw UsageError(
-            fmt::format("{}: --strategy {}: {}; {} records are planned by "
+            fmt::format("{}: strategy {}: {}; {} records are planned by "
                         "objects/{{{}}}",
                         input, key, why, kind, Supported(problem.kind)));
       if (key.starts_with("objects/")) runs.left_out.push_back(key);
@@ -168,4 +168,4 @@ nlohmann::ordered_json TexturePlanFileJson(const TextureProblem& problem, const 
   return j;
 }
 
-}  // namespace memplan::cli
+}  // namespace memplan
