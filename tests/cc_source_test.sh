@@ -125,7 +125,7 @@ echo "ok: compiles as C++11, C++17 and C++20 with g++ and clang++, warnings as e
 cmp "$work/array.bin" "$work/embedded.tflite"
 echo "ok: the array is the model embed -o x.tflite writes ($(wc -c <"$work/array.bin") bytes)"
 field() { grep -m1 "\"$1\":" "$work/arena.json" | tr -dc '0-9'; }
-expected_sizes="$(field minimal_arena_bytes_micro_interpreter) $(field persistent)"
+expected_sizes="$(field minimal_arena_bytes_micro_interpreter) $(field persistent_safe)"
 expected_sizes="$expected_sizes $(field non_persistent)"
 [ "$(cat "$work/sizes.txt")" = "$expected_sizes" ] || {
   echo "FAIL: constants $(cat "$work/sizes.txt"), memplan arena says $expected_sizes"

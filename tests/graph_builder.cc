@@ -1,5 +1,7 @@
 #include "tests/graph_builder.h"
 
+#include "memplan/tflite.h"
+
 namespace memplan::testing {
 
 GraphBuilder::GraphBuilder() {
@@ -83,6 +85,24 @@ Graph ConvReluAddChain() {
   b.Inputs({in}).Outputs({out});
   b.Op("CONV_2D", {in, w}, {a}).Op("RELU", {a}, {c}).Op("ADD", {a, c}, {out});
   return b.Build();
+}
+
+std::string VelaLikeModel(const std::string& op, std::int32_t input_at, std::int32_t output_at,
+                          std::vector<std::uint8_t> custom_options) {
+  GraphBuilder b;
+  const auto in = b.Typed("input", DataType::kInt8, {1, 8, 8, 3});  // 192 B
+  const auto cms = b.Typed("sg_command_stream", DataType::kUInt8, {64});
+  b.Last().is_constant = true;
+  const auto flash = b.Typed("sg_flash", DataType::kUInt8, {256});
+  b.Last().is_constant = true;
+  const auto scratch = b.Typed("sg_scratch", DataType::kUInt8, {1024});
+  const auto fast = b.Typed("sg_scratch_fast", DataType::kUInt8, {512});
+  const auto out = b.Typed("output", DataType::kInt8, {1, 10});
+  b.Inputs({in}).Outputs({out}).Op(op, {cms, flash, scratch, fast, in}, {out});
+  TfliteWriteOptions w;
+  w.offline_offsets = std::vector<std::int32_t>{input_at, -1, -1, 0, 0, output_at};
+  if (!custom_options.empty()) w.custom_options.push_back({0, 0, std::move(custom_options)});
+  return WriteTflite(b.Build(), w);
 }
 
 }  // namespace memplan::testing

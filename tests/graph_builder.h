@@ -51,4 +51,13 @@ class GraphBuilder {
 // -> ADD(a, b) -> out, all [1,8,8,4] after the convolution.
 Graph ConvReluAddChain();
 
+// A model as Vela writes it (docs/tflm.md, "Vela-compiled models"): one `op` (ethos-u) custom
+// op reading [command stream, weights, scratch, fast scratch, input] and writing the output;
+// the offline plan puts the scratch and the fast scratch at 0 and the input and the output at
+// `input_at`/`output_at`, inside the scratch's 1024 bytes, on purpose. `custom_options`: the
+// op's (Vela writes a flexbuffer, {1, 4, 1}); none when empty.
+std::string VelaLikeModel(const std::string& op = "ethos-u", std::int32_t input_at = 0,
+                          std::int32_t output_at = 0,
+                          std::vector<std::uint8_t> custom_options = {});
+
 }  // namespace memplan::testing

@@ -20,6 +20,7 @@ using testing::ConvReluAddChain;
 using testing::GraphBuilder;
 using testing::Quote;
 using testing::RunMemplan;
+using testing::VelaLikeModel;
 using testing::WriteFile;
 
 TEST(TfliteCli, PlanReportsOpsAndTensorOrigins) {
@@ -161,27 +162,6 @@ TEST(TfliteCli, InspectShowsTheOfflinePlanAndItsOverlaps) {
   r = RunMemplan("inspect " + Quote(clean) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["offline_plan"].is_null());
-}
-
-// A model as Vela writes it (docs/tflm.md, "Vela-compiled models"): one ethos-u custom op
-// reading [command stream, weights, scratch, fast scratch, input] and writing the output;
-// the offline plan puts the scratch, the fast scratch, the input and the output at
-// `input_at`/`output_at` inside the scratch's 1024 bytes, on purpose.
-std::string VelaLikeModel(const std::string& op = "ethos-u", std::int32_t input_at = 0,
-                          std::int32_t output_at = 0) {
-  GraphBuilder b;
-  const auto in = b.Typed("input", DataType::kInt8, {1, 8, 8, 3});  // 192 B
-  const auto cms = b.Typed("sg_command_stream", DataType::kUInt8, {64});
-  b.Last().is_constant = true;
-  const auto flash = b.Typed("sg_flash", DataType::kUInt8, {256});
-  b.Last().is_constant = true;
-  const auto scratch = b.Typed("sg_scratch", DataType::kUInt8, {1024});
-  const auto fast = b.Typed("sg_scratch_fast", DataType::kUInt8, {512});
-  const auto out = b.Typed("output", DataType::kInt8, {1, 10});
-  b.Inputs({in}).Outputs({out}).Op(op, {cms, flash, scratch, fast, in}, {out});
-  TfliteWriteOptions w;
-  w.offline_offsets = std::vector<std::int32_t>{input_at, -1, -1, 0, 0, output_at};
-  return WriteTflite(b.Build(), w);
 }
 
 TEST(TfliteCli, VelaScratchAreaAliasingIsSaidNotReported) {

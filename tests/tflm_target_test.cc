@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -127,13 +126,26 @@ TEST(TflmTarget, Arm32NeedsLessTailThanHost64) {
   EXPECT_GT(a.two_buffer_persistent, 0u);
 }
 
+// The persistent buffer (two buffers) the real TFLM's figure gives: the size a bisection
+// found, so one TFLM accepts while it refuses a byte less. Where allocations a kernel does
+// not check fail silently, success is not monotone in the size and that is an edge of the
+// accepted sizes, not always the smallest (tflm_two_buffer_scans.json has the smallest).
+void ExpectBisectedPersistentSize(const TflmArenaFigures& f, const nlohmann::json& two) {
+  const Bytes bisected = two["persistent"].get<Bytes>();
+  EXPECT_TRUE(TflmAcceptsPersistentBuffer(f, bisected)) << bisected;
+  EXPECT_FALSE(TflmAcceptsPersistentBuffer(f, bisected - 1)) << bisected;
+  if (f.two_buffer_persistent_accepted.empty()) {  // monotone: the smallest and the safe one
+    EXPECT_EQ(f.two_buffer_persistent, bisected);
+    EXPECT_EQ(f.two_buffer_persistent_safe, bisected);
+  }
+  EXPECT_EQ(f.two_buffer_non_persistent, two["non_persistent"].get<Bytes>());
+  EXPECT_GE(f.two_buffer_persistent_safe, f.two_buffer_persistent);
+}
+
 // Every figure the real TFLM printed for `models` (a conformance file's list), modelled
 // for `target`: equal to the byte where the model knows every op, never above where not.
-// `silent_failures`: models whose smallest persistent buffer (two buffers) the real TFLM
-// found below memplan's, where allocations CMSIS-NN does not check failed silently.
 void ExpectEveryFigureEqualsRealTflm(const std::filesystem::path& shared,
-                                     const nlohmann::json& models, const TargetAbi& target,
-                                     const std::set<std::string>& silent_failures = {}) {
+                                     const nlohmann::json& models, const TargetAbi& target) {
   std::size_t exact = 0;
   for (const auto& m : models) {
     const std::string name = m["model"].get<std::string>();
@@ -156,14 +168,7 @@ void ExpectEveryFigureEqualsRealTflm(const std::filesystem::path& shared,
     EXPECT_EQ(f.minimal_arena, m["minimal_arena_bytes"].get<Bytes>());
     if (m.contains("minimal_arena_bytes_micro_interpreter"))
       EXPECT_EQ(f.minimal_arena_plain, m["minimal_arena_bytes_micro_interpreter"].get<Bytes>());
-    if (m.contains("two_buffers")) {
-      if (silent_failures.count(name))
-        EXPECT_GT(f.two_buffer_persistent, m["two_buffers"]["persistent"].get<Bytes>());
-      else
-        EXPECT_EQ(f.two_buffer_persistent, m["two_buffers"]["persistent"].get<Bytes>());
-      EXPECT_EQ(f.two_buffer_non_persistent, m["two_buffers"]["non_persistent"].get<Bytes>());
-      EXPECT_GE(f.two_buffer_persistent_safe, f.two_buffer_persistent);
-    }
+    if (m.contains("two_buffers")) ExpectBisectedPersistentSize(f, m["two_buffers"]);
     ASSERT_EQ(f.categories.size(), m["categories"].size());
     for (const TflmCategory& c : f.categories) {
       SCOPED_TRACE(c.name);
@@ -235,43 +240,55 @@ void ExpectEveryRefusalIsModelled(const std::filesystem::path& shared,
   }
 }
 
-void ExpectMeasuredCmsisNnFigures(std::string_view file, std::string_view core,
-                                  const std::set<std::string>& silent_failures = {}) {
+void ExpectMeasuredCmsisNnFigures(std::string_view file, std::string_view core) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const nlohmann::json real = ReadTestData(file);
   ASSERT_EQ(real["tflm_commit"].get<std::string>(), std::string(kTflmCommit));
   ASSERT_NE(real["dependencies"].get<std::string>().find("CMSIS-NN 4ab83cc3"), std::string::npos);
   const TargetAbi target = WithTflmKernels(TflmTargetNamed(core), TflmKernels::kCmsisNn);
   ASSERT_EQ(real["target"]["enum_bytes"].get<Bytes>(), target.enum_bytes);
-  ExpectEveryFigureEqualsRealTflm(shared, real["cmsis_nn"], target, silent_failures);
+  ExpectEveryFigureEqualsRealTflm(shared, real["cmsis_nn"], target);
   ExpectEveryRefusalIsModelled(shared, real["refused"], target);
 }
 
-// resnet8 int8: the real TFLM ran with a 4,528 B persistent buffer, its last three
-// per-channel arrays (256 B each) not granted and written through null on the emulated board
-// (RAM at address 0); memplan models CMSIS-NN's arrays as checked and asks 5,296 B.
 TEST(TflmTarget, EveryMeasuredCortexM4CmsisNnFigureEqualsRealTflm) {
-  ExpectMeasuredCmsisNnFigures("tflm_arena_cortexm4_cmsis_nn.json", "cortex-m4",
-                               {"tinymlperf_resnet8_cifar10_int8.tflite"});
+  ExpectMeasuredCmsisNnFigures("tflm_arena_cortexm4_cmsis_nn.json", "cortex-m4");
 }
 
-// Cortex-M3 (QEMU mps2-an385): CMSIS-NN's plain C paths for a core without DSP. The
-// two-buffer persistent size of person_detect (14,240 B vs memplan's 27,040 B) and resnet8
-// (4,512 B vs 5,280 B) again with per-channel arrays not granted.
+// Cortex-M3 (QEMU mps2-an385): CMSIS-NN's plain C paths for a core without DSP.
 TEST(TflmTarget, EveryMeasuredCortexM3CmsisNnFigureEqualsRealTflm) {
-  ExpectMeasuredCmsisNnFigures(
-      "tflm_arena_cortexm3_cmsis_nn.json", "cortex-m3",
-      {"person_detect_96_int8.tflite", "tinymlperf_resnet8_cifar10_int8.tflite"});
+  ExpectMeasuredCmsisNnFigures("tflm_arena_cortexm3_cmsis_nn.json", "cortex-m3");
 }
 
 // Cortex-M55 (QEMU mps3-an547): CMSIS-NN's Helium (MVE) code paths and their buffers.
-// person_detect and mobilenet_v2 ran with two-buffer persistent sizes far below memplan's
-// (14,288 B vs 27,088 B; 57,312 B vs 152,832 B): many per-channel and kernel-sum arrays
-// not granted and written through null, as with resnet8 on the Cortex-M4.
 TEST(TflmTarget, EveryMeasuredCortexM55CmsisNnFigureEqualsRealTflm) {
-  ExpectMeasuredCmsisNnFigures(
-      "tflm_arena_cortexm55_cmsis_nn.json", "cortex-m55",
-      {"person_detect_96_int8.tflite", "mobilenet_v2_1.0_224_int8_pytorch_nchw.tflite"});
+  ExpectMeasuredCmsisNnFigures("tflm_arena_cortexm55_cmsis_nn.json", "cortex-m55");
+}
+
+// Persistent buffer sizes the real TFLM with CMSIS-NN accepted and refused (two buffers),
+// booted one by one around every run of sizes memplan says it accepts: the smallest it
+// accepts, and memplan's verdict on every size tried.
+TEST(TflmTarget, EveryScannedPersistentSizeIsJudgedAsRealTflm) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const nlohmann::json real = ReadTestData("tflm_two_buffer_scans.json");
+  ASSERT_EQ(real["tflm_commit"].get<std::string>(), std::string(kTflmCommit));
+  for (const auto& scan : real["scans"]) {
+    const std::string name = scan["model"].get<std::string>();
+    const TargetAbi target =
+        WithTflmKernels(TflmTargetNamed(scan["target"].get<std::string>()), TflmKernels::kCmsisNn);
+    SCOPED_TRACE(name + " on " + target.name);
+    const Workload w = LoadWorkload((shared / "models" / name).string());
+    ASSERT_TRUE(w.graph);
+    const TflmArenaFigures f =
+        ModelTflmArena(*w.graph, target, TflmHeadPlanFromRuntime(*w.graph, target));
+    EXPECT_EQ(f.two_buffer_persistent, scan["smallest"].get<Bytes>());
+    EXPECT_EQ(f.two_buffer_persistent_safe, scan["safe"].get<Bytes>());
+    for (const auto& size : scan["accepted"])
+      EXPECT_TRUE(TflmAcceptsPersistentBuffer(f, size.get<Bytes>())) << size;
+    for (const auto& size : scan["refused"])
+      EXPECT_FALSE(TflmAcceptsPersistentBuffer(f, size.get<Bytes>())) << size;
+    EXPECT_GE(scan["accepted"].size() + scan["refused"].size(), 80u);
+  }
 }
 
 }  // namespace
@@ -279,6 +296,31 @@ TEST(TflmTarget, EveryMeasuredCortexM55CmsisNnFigureEqualsRealTflm) {
 
 namespace memplan {
 namespace {
+
+// Both two-buffer sizes, why they differ, and the runs TFLM accepts between them.
+TEST(ArenaCommand, SaysTheAcceptedPersistentSizesAndWhy) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model =
+      testing::Quote(shared / "models/tinymlperf_resnet8_cifar10_int8.tflite");
+  const std::string args = "arena " + model + " --target cortex-m4 --kernels cmsis-nn";
+  const testing::CommandResult text = testing::RunMemplan(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("two buffers: persistent 5296 bytes"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("TFLM also accepts a persistent buffer of 3760 bytes: CMSIS-NN's"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("accepted below it: 3760-3839, 4016-4095, 4272-4351, 4528-4607, "
+                          "4784-4863, 5040-5119)"),
+            std::string::npos)
+      << text.out;
+  const testing::CommandResult json = testing::RunMemplan(args + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json two = nlohmann::json::parse(json.out)["two_buffers"];
+  EXPECT_EQ(two["persistent"], 3760);
+  EXPECT_EQ(two["persistent_safe"], 5296);
+  EXPECT_EQ(two["persistent_accepted"].size(), 6u);
+  EXPECT_EQ(two["persistent_accepted"][0], nlohmann::json::parse("[3760, 3839]"));
+}
 
 TEST(ArenaCommand, JsonHasTheIssueKeysAndTextThePasteLine) {
   MEMPLAN_REQUIRE_SHARED(shared);
@@ -389,6 +431,81 @@ TEST(CmsisNn, ConvWithoutItsOptionsIsALowerBound) {
   g.subgraphs[0].ops[0].int_params.clear();  // as a rewrite may leave it
   const TargetAbi abi = WithTflmKernels(TflmTargetNamed("cortex-m4"), TflmKernels::kCmsisNn);
   EXPECT_FALSE(target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[0]).known);
+}
+
+Graph BatchMatmul(DataType type) {
+  testing::GraphBuilder b;
+  const auto x = b.Typed("x", type, {1, 4, 8});
+  const auto y = b.Typed("y", type, {1, 8, 6});
+  const auto z = b.Typed("z", type, {1, 4, 6});
+  b.Inputs({x, y}).Outputs({z});
+  b.Op("BATCH_MATMUL", {x, y}, {z});
+  Graph g = b.Build();
+  g.subgraphs[0].ops[0].int_params = {0, 0};  // adj_x, adj_y
+  return g;
+}
+
+// CMSIS-NN's BATCH_MATMUL: modelled (not a lower bound); int8 on MVE asks an int32 per
+// output column; the transposed rhs (an eval tensor, dims of rank 3, 48 B of data), the
+// output's dims, then the quantization struct.
+TEST(CmsisNn, BatchMatmulIsModelled) {
+  const Graph g = BatchMatmul(DataType::kInt8);
+  EXPECT_EQ(CmsisNnScratch(g, "cortex-m55"), std::vector<Bytes>{24});
+  EXPECT_TRUE(CmsisNnScratch(g, "cortex-m4").empty());
+  const TargetAbi m4 = WithTflmKernels(TflmTargetNamed("cortex-m4"), TflmKernels::kCmsisNn);
+  const target::KernelMemory k = target::DescribeKernel(m4, g.subgraphs[0], g.subgraphs[0].ops[0]);
+  EXPECT_TRUE(k.known);
+  EXPECT_EQ(k.prepare, (std::vector<Bytes>{12, 16, 48, 16, 24}));
+  EXPECT_FALSE(k.prepare_unchecked);
+  const TflmArenaFigures f = ModelTflmArena(g, m4, TflmHeadPlanFromRuntime(g, m4));
+  EXPECT_FALSE(f.lower_bound());
+  EXPECT_TRUE(CmsisNnScratch(BatchMatmul(DataType::kFloat32), "cortex-m55").empty());
+}
+
+Graph Int8TransposeConv(std::int64_t in_channels, std::int64_t stride) {
+  testing::GraphBuilder b;
+  const auto shape = b.Typed("shape", DataType::kInt32, {4});
+  b.Last().is_constant = true;
+  const auto w = b.Typed("w", DataType::kInt8, {8, 3, 3, in_channels});
+  b.Last().is_constant = true;
+  const auto x = b.Typed("x", DataType::kInt8, {1, 4, 4, in_channels});
+  const auto y = b.Typed("y", DataType::kInt8, {1, 4 * stride, 4 * stride, 8});
+  b.Inputs({x}).Outputs({y});
+  b.Op("TRANSPOSE_CONV", {shape, w, x}, {y});
+  Graph g = b.Build();
+  g.subgraphs[0].ops[0].int_params = {0, stride, stride};  // SAME
+  return g;
+}
+
+// int8 TRANSPOSE_CONV's two buffers: with strides up to 2 and more than 16 input channels a
+// convolution over the upsampled input (3x3x20 = 180 columns: 2 x 180 int16 x 2 without MVE,
+// 4 x 192 with it) and the reversed filter (20 x 3 x 3 x 8); else int32 columns
+// (((4 - 1) x 3 + 3) x 8 x 3 x 4 B) and a request of 0 bytes.
+TEST(CmsisNn, Int8TransposeConvAsksItsTwoBuffers) {
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(20, 2), "cortex-m4"), (std::vector<Bytes>{720, 1440}));
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(20, 2), "cortex-m55"),
+            (std::vector<Bytes>{768, 1440}));
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(20, 3), "cortex-m4"), (std::vector<Bytes>{1152, 0}));
+  // 16 channels: not more than 16, so columns: ((4 - 1) x 2 + 3) x 8 x 3 x 4 B.
+  EXPECT_EQ(CmsisNnScratch(Int8TransposeConv(16, 2), "cortex-m4"), (std::vector<Bytes>{864, 0}));
+  Graph g = Int8TransposeConv(20, 2);
+  g.subgraphs[0].ops[0].int_params.clear();  // no strides: a lower bound
+  const TargetAbi abi = WithTflmKernels(TflmTargetNamed("cortex-m4"), TflmKernels::kCmsisNn);
+  EXPECT_FALSE(target::DescribeKernel(abi, g.subgraphs[0], g.subgraphs[0].ops[0]).known);
+}
+
+// The reader keeps BATCH_MATMUL's adj_x and adj_y (BuiltinOptions 101 in TFLite's schema).
+TEST(CmsisNn, BatchMatmulOptionsAreRead) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const Workload w = LoadWorkload((shared / "models/torchaudio_conformer_float.tflite").string());
+  ASSERT_TRUE(w.graph);
+  std::size_t seen = 0;
+  for (const Operator& op : w.graph->subgraphs[0].ops)
+    if (op.type == "BATCH_MATMUL") {
+      EXPECT_EQ(op.int_params.size(), 2u);
+      ++seen;
+    }
+  EXPECT_EQ(seen, 2u);
 }
 
 TEST(CmsisNn, OnlyCortexMTargetsHaveIt) {

@@ -144,7 +144,7 @@ void RunEmbed(const EmbedOptions& o) {
       j["target"] = o.target;
       j["kernels"] = o.kernels;
       j["tensor_arena_size"] = r.device->minimal_arena_plain;
-      j["persistent_arena_size"] = r.device->two_buffer_persistent;
+      j["persistent_arena_size"] = r.device->two_buffer_persistent_safe;
       j["non_persistent_arena_size"] = r.device->two_buffer_non_persistent;
     }
     fmt::print("{}\n", j.dump(2));

@@ -38,7 +38,7 @@ void CheckSizes(const char* json_path, const char* target, std::size_t arena,
   Expect(j.at("target") == target, prefix + "the arena figures are for this target");
   Expect(j.at("minimal_arena_bytes_micro_interpreter") == arena,
          prefix + "kTensorArenaSize " + std::to_string(arena));
-  Expect(j.at("two_buffers").at("persistent") == persistent,
+  Expect(j.at("two_buffers").at("persistent_safe") == persistent,
          prefix + "kPersistentArenaSize " + std::to_string(persistent));
   Expect(j.at("two_buffers").at("non_persistent") == non_persistent,
          prefix + "kNonPersistentArenaSize " + std::to_string(non_persistent));

@@ -88,7 +88,8 @@ struct Operator {
   // Small op parameters some consumers need (.tflite): BATCH_MATMUL {adj_x, adj_y};
   // CONV_2D {padding (0 SAME, 1 VALID), stride_w, stride_h, dilation_w, dilation_h};
   // DEPTHWISE_CONV_2D the same and depth_multiplier; AVERAGE_POOL_2D, MAX_POOL_2D
-  // {padding, stride_w, stride_h, filter_w, filter_h}. Empty when the model does not say
+  // {padding, stride_w, stride_h, filter_w, filter_h}; TRANSPOSE_CONV {padding, stride_w,
+  // stride_h}; a custom op {the size of its custom options}. Empty when the model does not say
   // (ops made by a rewrite).
   std::vector<std::int64_t> int_params;
 };

@@ -84,6 +84,12 @@ struct TflmOpNote {
   std::string why;            // what is refused or unknown
 };
 
+// Sizes from `first` to `last`, both included, in steps of 16.
+struct TflmSizeRange {
+  Bytes first = 0;
+  Bytes last = 0;
+};
+
 struct TflmArenaFigures {
   TargetAbi target;               // the target the figures are for
   Bytes head = 0;                 // after AllocateTensors
@@ -91,13 +97,17 @@ struct TflmArenaFigures {
   Bytes arena_used = 0;           // TFLM's arena_used_bytes(): head + tail
   Bytes minimal_arena = 0;        // smallest tensor_arena_size that works (start aligned)
   Bytes minimal_arena_plain = 0;  // the same with a plain MicroInterpreter (not recording)
-  // Two buffers (MicroAllocator::Create(persistent, non_persistent)): the smallest
-  // persistent buffer TFLM accepts, and the one where every allocation is granted. They
-  // differ where a kernel does not check a persistent allocation it never uses (TFLM's
-  // float CONV_2D and DEPTHWISE_CONV_2D per-channel arrays): it fails silently and the model
-  // runs. The safe one is the figure to ship.
+  // Two buffers (MicroAllocator::Create(persistent, non_persistent)): the persistent buffer
+  // where every allocation is granted (the safe one, the figure to ship), and the smallest
+  // TFLM accepts. They differ where a kernel does not check a persistent allocation (TFLM's
+  // float CONV_2D and DEPTHWISE_CONV_2D per-channel arrays, which float never uses; CMSIS-NN's
+  // per-channel arrays and kernel sums, which it then writes through a null pointer): the
+  // allocation fails silently and the model still prepares. Success is then not monotone
+  // in the size: `two_buffer_persistent_accepted` lists every size below the safe one that
+  // TFLM accepts, as runs of multiples of 16.
   Bytes two_buffer_persistent = 0;
   Bytes two_buffer_persistent_safe = 0;
+  std::vector<TflmSizeRange> two_buffer_persistent_accepted;
   Bytes two_buffer_non_persistent = 0;   // two buffers: the non-persistent one
   std::vector<TflmCategory> categories;  // PrintAllocations order, used or requested > 0
   std::vector<TflmOpNote> unsupported;   // the reference kernels refuse them on the target
@@ -120,6 +130,11 @@ std::vector<std::string> GroupTflmOpNotes(const std::vector<TflmOpNote>& notes);
 // InputError when the graph cannot be modelled (an unsized tensor the arena would hold).
 TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
                                 const TflmHeadPlan& head);
+
+// Whether TFLM accepts a persistent buffer of `size` bytes with two buffers (the
+// non-persistent one of the figures' size): the safe size and above, or a size in one of the
+// accepted runs below it.
+bool TflmAcceptsPersistentBuffer(const TflmArenaFigures& figures, Bytes size);
 
 // "[RecordingMicroAllocator] ..." lines as TFLM prints them.
 std::string TflmPrintAllocations(const TflmArenaFigures& figures);

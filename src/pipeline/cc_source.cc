@@ -184,9 +184,9 @@ std::string HeaderText(const CcModelSource& s) {
   h += fmt::format("constexpr std::size_t kTensorArenaSize = {};{}\n\n",
                    Size(f.minimal_arena_plain), bound);
   h += "// With two arenas (tflite::MicroAllocator::Create with a persistent and a\n";
-  h += "// non-persistent buffer): the smallest of each.\n";
+  h += "// non-persistent buffer): the smallest of each where every allocation is granted.\n";
   h += fmt::format("constexpr std::size_t kPersistentArenaSize = {};{}\n",
-                   Size(f.two_buffer_persistent), bound);
+                   Size(f.two_buffer_persistent_safe), bound);
   h += fmt::format("constexpr std::size_t kNonPersistentArenaSize = {};{}\n\n",
                    Size(f.two_buffer_non_persistent), bound);
   h += fmt::format("}}  // namespace {}\n\n#endif  // {}\n", s.name, guard);

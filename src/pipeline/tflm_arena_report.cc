@@ -5,6 +5,33 @@
 
 namespace memplan {
 
+namespace {
+
+// Why TFLM also accepts a smaller persistent buffer, and the first runs of sizes it accepts.
+std::string AcceptedPersistentNote(const TflmArenaFigures& f) {
+  constexpr std::size_t kShown = 6;  // the JSON report lists them all
+  const auto& accepted = f.two_buffer_persistent_accepted;
+  std::string runs;
+  for (std::size_t i = 0; i < accepted.size() && i < kShown; ++i)
+    runs += fmt::format(", {}-{}", accepted[i].first, accepted[i].last + 15);
+  if (accepted.size() > kShown)
+    runs += fmt::format(", ... ({} runs in all; the JSON report lists them)", accepted.size());
+  const char* why =
+      f.target.kernels == TflmKernels::kCmsisNn
+          ? "CMSIS-NN's kernels (and the reference float CONV_2D and DEPTHWISE_CONV_2D) do not "
+            "check their per-channel arrays and kernel sums; one not granted is written "
+            "through a null pointer, which only a board with writable memory at address 0 "
+            "survives"
+          : "float CONV_2D and DEPTHWISE_CONV_2D do not check their per-channel arrays, which "
+            "float never uses, and go on without them";
+  return fmt::format(
+      "  (TFLM also accepts a persistent buffer of {} bytes: {}; {} is the size where every "
+      "allocation is granted; accepted below it: {})\n",
+      f.two_buffer_persistent, why, f.two_buffer_persistent_safe, runs.substr(2));
+}
+
+}  // namespace
+
 std::string TflmArenaText(const TflmArenaFigures& f) {
   std::string s = TflmPrintAllocations(f);
   // Every figure of a model with an op whose memory is unknown is a lower bound, said on
@@ -23,12 +50,7 @@ std::string TflmArenaText(const TflmArenaFigures& f) {
   s += fmt::format("constexpr int kTensorArenaSize = {};{}\n", f.minimal_arena_plain, paste_note);
   s += fmt::format("two buffers: persistent {} bytes, non-persistent {} bytes{}\n",
                    f.two_buffer_persistent_safe, f.two_buffer_non_persistent, bound);
-  if (f.two_buffer_persistent < f.two_buffer_persistent_safe)
-    s += fmt::format(
-        "  (TFLM also accepts a persistent buffer of {} bytes: float CONV_2D and "
-        "DEPTHWISE_CONV_2D do not check their per-channel arrays, which float never uses, and "
-        "go on without them; {} is the size where every allocation is granted)\n",
-        f.two_buffer_persistent, f.two_buffer_persistent_safe);
+  if (f.two_buffer_persistent < f.two_buffer_persistent_safe) s += AcceptedPersistentNote(f);
   return s;
 }
 
@@ -63,8 +85,12 @@ nlohmann::ordered_json TflmArenaJson(const std::string& model, const TflmArenaFi
   j["arena_used_bytes"] = f.arena_used;
   j["minimal_arena_bytes"] = f.minimal_arena;
   j["minimal_arena_bytes_micro_interpreter"] = f.minimal_arena_plain;
+  nlohmann::ordered_json accepted = nlohmann::ordered_json::array();
+  for (const TflmSizeRange& r : f.two_buffer_persistent_accepted)
+    accepted.push_back({r.first, r.last + 15});  // first and last byte of each run
   j["two_buffers"] = {{"persistent", f.two_buffer_persistent},
                       {"persistent_safe", f.two_buffer_persistent_safe},
+                      {"persistent_accepted", accepted},
                       {"non_persistent", f.two_buffer_non_persistent}};
   j["lower_bound"] = f.lower_bound();
   nlohmann::ordered_json cats = nlohmann::ordered_json::object();

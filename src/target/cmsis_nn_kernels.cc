@@ -130,6 +130,7 @@ void ConvLike(const TargetAbi& abi, const OpView& v, KernelMemory& m, bool depth
       static_cast<Bytes>(std::max<std::int64_t>(0, v.Dim(filter, depthwise ? 3 : 0)));
   m.prepare.push_back(channels * 4);
   m.prepare.push_back(channels * 4);
+  m.prepare_unchecked = true;  // CMSIS-NN's Prepare does not check them
   const std::optional<Window> w = ConvWindow(v, depthwise);
   if (!w) {
     m.known = false;  // the scratch size needs the op's strides and padding
@@ -178,6 +179,7 @@ void FullyConnected(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
     m.prepare.push_back(Bytes{f->quant_channels} * 4);
     m.prepare.push_back(Bytes{f->quant_channels} * 4);
   }
+  m.prepare_unchecked = true;  // neither those arrays nor the kernel sums are checked
   m.unsupported = RefusedTypes(v);
   if (v.TypeOf(input) != DataType::kInt8 || v.TypeOf(filter) == DataType::kInt4) return;
   const std::size_t out_rank = v.Rank(output);
@@ -233,8 +235,9 @@ void Svdf(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   Scratch(m, batch * filters * 4);
   if (v.TypeOf(v.In(0)) != DataType::kInt8) return;
   Scratch(m, batch * units * 4);
-  if (abi.extensions == ArmExtensions::kMve)  // arm_svdf_s8's kernel sums, kept
+  if (abi.extensions == ArmExtensions::kMve)  // arm_svdf_s8's kernel sums, kept, unchecked
     m.prepare.push_back(static_cast<Bytes>(filters * 4));
+  m.prepare_unchecked = true;
 }
 
 void Lstm(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
@@ -256,15 +259,34 @@ void Lstm(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   if (integer)  // eight kernel sums (input and hidden, four gates): int32, or int64 for int16
     for (int k = 0; k < 8; ++k)
       m.prepare.push_back(static_cast<Bytes>(hidden * (activation == DataType::kInt8 ? 4 : 8)));
+  m.prepare_unchecked = true;  // none of the eight is checked
   const Tensor* state = v.TensorAt(v.In(kCellState));
   const Bytes buffer = state && state->bytes ? *state->bytes : 0;  // batch x state x cell type
   for (int k = 0; k < (integer ? 3 : 4); ++k) m.scratch.push_back(buffer);
 }
 
+// arm_transpose_conv_s8_get_buffer_size and ..._get_reverse_conv_buffer_size: with strides up
+// to 2 and more than 16 input channels the op runs as a convolution over the upsampled input
+// (that convolution's buffer, and a reversed copy of the filter); otherwise a buffer of int32
+// columns and no reversed filter.
+struct TransposeConvBuffers {
+  std::int64_t columns = 0, reversed_filter = 0;
+};
+TransposeConvBuffers TransposeConvS8(ArmExtensions ext, std::int64_t stride_w,
+                                     std::int64_t stride_h, const Dims& input, const Dims& filter,
+                                     const Dims& output) {
+  if (stride_w <= 2 && stride_h <= 2 && input.c > 16) {
+    const Dims upsampled{input.n, input.h * stride_h, input.w * stride_w, input.c};
+    return {ConvolveS8(ext, upsampled, filter), input.c * filter.w * filter.h * filter.n};
+  }
+  const std::int64_t x = ((input.w - 1) * stride_w + std::max(filter.w, stride_h)) * output.c;
+  return {x * std::max(filter.h, stride_h) * 4, 0};
+}
+
 // TRANSPOSE_CONV: as the reference (options, per-channel arrays for every type, views) with
-// three buffer indices in its op data; int16 asks the same scratch output and bias copy.
-// int8 asks arm_transpose_conv_s8's buffers, which depend on the strides: the reader does
-// not keep them for this op, so int8 is not modelled.
+// three buffer indices in its op data, the arrays unchecked; int16 asks the same scratch
+// output and bias copy; int8 asks arm_transpose_conv_s8's two buffers (the second may be of
+// 0 bytes: TFLM requests it all the same), which need the op's strides.
 void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   Builtin(m, StructLayout(abi, {kEnum, kInt, kInt, kEnum, kEnum}).Done());
   const Layout conv_params =
@@ -276,24 +298,68 @@ void TransposeConv(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
   m.prepare.push_back(channels * 4);
   m.prepare.push_back(channels * 4);
   const DataType type = v.TypeOf(input), f = v.TypeOf(filter);
-  m.prepare_unchecked = type == DataType::kFloat32;
+  m.prepare_unchecked = true;  // for every type, unlike the reference kernel
   if (!((type == DataType::kFloat32 && f == DataType::kFloat32) ||
         (type == DataType::kInt16 && f == DataType::kInt8) ||
         (type == DataType::kInt8 && f == DataType::kInt8)))
     m.unsupported = fmt::format("TRANSPOSE_CONV of {} input and {} filter (CMSIS-NN's kernel)",
                                 DataTypeName(type), DataTypeName(f));
-  if (type == DataType::kInt8) m.known = false;
+  if (type == DataType::kInt8) {
+    const std::optional<std::int64_t> stride_w = v.Param(1), stride_h = v.Param(2);
+    if (!stride_w || !stride_h) {
+      m.known = false;  // the buffers need the strides
+    } else {
+      const Dims in = Nhwc(v, input), out = Nhwc(v, output);
+      const Dims weights{out.c, v.Dim(filter, 1), v.Dim(filter, 2), in.c};
+      const TransposeConvBuffers b =
+          TransposeConvS8(abi.extensions, *stride_w, *stride_h, in, weights, out);
+      m.scratch.push_back(static_cast<Bytes>(b.columns));
+      m.scratch.push_back(static_cast<Bytes>(b.reversed_filter));
+    }
+  }
   if (type == DataType::kInt16) m.scratch.push_back(static_cast<Bytes>(v.Elements(output)) * 8);
   if (type != DataType::kFloat32) AddTemps(m, {input, filter, bias, output});
   if (type == DataType::kInt16 && bias >= 0 && v.TypeOf(bias) == DataType::kInt16)
     m.scratch.push_back(static_cast<Bytes>(v.Elements(bias)) * 8);
 }
 
+// BATCH_MATMUL: the reference kernel's op data with the output's cmsis_nn_dims and a scratch
+// index; in Prepare the transposed operands first (a TfLiteEvalTensor, its dims, its data),
+// then the output's dims, then (int8, int16) the quantization struct, all checked; int8 on
+// MVE asks arm_fully_connected_s8's buffer, an int32 per column of the output.
+void BatchMatmul(const TargetAbi& abi, const OpView& v, KernelMemory& m) {
+  Builtin(m, StructLayout(abi, {kBool, kBool, kBool}).Done());  // adj_x, adj_y, asymmetric
+  const Layout reference = StructLayout(abi).Add(kPtr, 3).Add(kBool, 3).Done();
+  m.init.push_back(StructLayout(abi).Add(reference).Add(kInt, 4).Add(kInt).Done().size);
+  const std::int32_t lhs = v.In(0), rhs = v.In(1), output = v.Out(0);
+  AddTemps(m, {lhs, rhs, output});
+  const auto transposed = [&](std::int32_t operand) {
+    const Tensor* x = v.TensorAt(operand);
+    m.prepare.push_back(TfLiteEvalTensorLayout(abi).size);
+    m.prepare.push_back(IntArrayBytes(v.Rank(operand)));
+    m.prepare.push_back(x && x->bytes ? *x->bytes : 0);
+  };
+  if (v.Param(0).value_or(0) != 0) transposed(lhs);
+  if (v.Param(1).value_or(0) == 0) transposed(rhs);
+  m.prepare.push_back(IntArrayBytes(v.Rank(output)));
+  const DataType type = v.TypeOf(lhs);
+  if (type == DataType::kInt8 || type == DataType::kInt16)
+    m.prepare.push_back(StructLayout(abi).Add(kInt, 6).Done().size);
+  const std::size_t rank = v.Rank(output);
+  if (type == DataType::kInt8 && abi.extensions == ArmExtensions::kMve && rank > 0)
+    Scratch(m, v.Dim(output, rank - 1) * 4);
+  if (type != DataType::kFloat32 && type != DataType::kInt8 && type != DataType::kInt16)
+    m.unsupported = fmt::format(
+        "BATCH_MATMUL on {} (CMSIS-NN's kernel takes float32, int8 and "
+        "int16)",
+        DataTypeName(type));
+}
+
 // Where TFLM's cmsis_nn folder replaces a reference kernel with different memory. Its ADD,
-// MUL, PAD, MAXIMUM, MINIMUM and TRANSPOSE keep the reference kernels' Init and Prepare;
-// BATCH_MATMUL is not modelled yet.
+// MUL, PAD, MAXIMUM, MINIMUM and TRANSPOSE keep the reference kernels' Init and Prepare.
 constexpr std::array kCmsisNnKernels = {
     KernelEntry{"AVERAGE_POOL_2D", &Pool},
+    KernelEntry{"BATCH_MATMUL", &BatchMatmul},
     KernelEntry{"CONV_2D", &Conv2d},
     KernelEntry{"DEPTHWISE_CONV_2D", &DepthwiseConv2d},
     KernelEntry{"FULLY_CONNECTED", &FullyConnected},
@@ -304,14 +370,9 @@ constexpr std::array kCmsisNnKernels = {
     KernelEntry{"UNIDIRECTIONAL_SEQUENCE_LSTM", &Lstm},
 };
 
-void Unmodelled(const TargetAbi&, const OpView&, KernelMemory& m) {
-  m.known = false;
-}
-
 }  // namespace
 
 DescribeFn CmsisNnKernel(std::string_view type) {
-  if (type == "BATCH_MATMUL") return &Unmodelled;
   for (const KernelEntry& e : kCmsisNnKernels)
     if (e.type == type) return e.describe;
   return nullptr;

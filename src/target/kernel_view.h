@@ -111,6 +111,9 @@ struct KernelEntry {
 };
 // The CMSIS-NN kernel for a type, or nullptr where TFLM's cmsis_nn folder has none.
 DescribeFn CmsisNnKernel(std::string_view type);
+// TFLM's ethos_u kernel for Vela's `ethos-u` custom op on a Cortex-M target (a system with an
+// Ethos-U NPU), or nullptr.
+DescribeFn EthosUKernel(const TargetAbi& abi, std::string_view type);
 // The reference description of conv, depthwise conv, fully connected, pooling, SVDF and
 // LSTM, which the CMSIS-NN ones extend or fall back to.
 void ReferenceConv(const TargetAbi& abi, const OpView& v, KernelMemory& m, bool depthwise);

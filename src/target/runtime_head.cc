@@ -26,10 +26,14 @@ void PrepareFromDescription(OpContext& context) {
 // The ops whose scratch requests the descriptions make: for every set those the
 // verification kernels do not make; for CMSIS-NN also those whose kernel asks others.
 constexpr const char* kDescribedScratchOps[] = {"ADD_N", "MIRROR_PAD", "REDUCE_ALL",
-                                                "TRANSPOSE_CONV"};
-constexpr const char* kCmsisNnScratchOps[] = {
-    "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D",
-    "FULLY_CONNECTED", "SVDF",    "UNIDIRECTIONAL_SEQUENCE_LSTM"};
+                                                "TRANSPOSE_CONV", "ethos-u"};
+constexpr const char* kCmsisNnScratchOps[] = {"AVERAGE_POOL_2D",
+                                              "BATCH_MATMUL",
+                                              "CONV_2D",
+                                              "DEPTHWISE_CONV_2D",
+                                              "FULLY_CONNECTED",
+                                              "SVDF",
+                                              "UNIDIRECTIONAL_SEQUENCE_LSTM"};
 
 template <Bytes kPointer, ArmExtensions E, TflmKernels K>
 KernelRegistry MakeScratchKernels() {

@@ -62,6 +62,7 @@ class SimArena {
   // allocation that fails only returns null: the replay goes on.
   void Persistent(Bytes size, Bytes alignment, bool checked = true) {
     if (!ok_) return;
+    if (checked) checked_bytes_ += size;
     const Bytes floor = non_persistent_ ? 0 : head_;
     if (size > tail_ || AlignDown(tail_ - size, alignment) < floor) {
       if (checked) ok_ = false;
@@ -72,6 +73,8 @@ class SimArena {
   }
   // Unchecked allocations that failed.
   std::size_t refused() const { return refused_; }
+  // Bytes the checked persistent allocations asked for (no buffer smaller holds them).
+  Bytes checked_bytes() const { return checked_bytes_; }
   // AllocateTemp: align_up(temp); past the tail fails.
   void Temp(Bytes size, Bytes alignment) {
     if (!ok_) return;
@@ -117,6 +120,7 @@ class SimArena {
   Bytes peak_non_persistent_ = 0;        // high-water mark of head and temp
   std::optional<Bytes> non_persistent_;  // two buffers: the non-persistent one's size
   std::size_t refused_ = 0;              // unchecked allocations that failed
+  Bytes checked_bytes_ = 0;              // sizes of the checked persistent allocations
   bool ok_ = true;
 };
 
@@ -124,6 +128,7 @@ class SimArena {
 struct Replay {
   bool ok = false;                                     // every checked allocation succeeded
   std::size_t refused = 0;                             // unchecked allocations that failed
+  Bytes checked_bytes = 0;                             // asked for by checked allocations
   Bytes head = 0;                                      // the head after the plan
   Bytes tail = 0;                                      // bytes of the tail
   Bytes peak_non_persistent = 0;                       // largest head + temp (planner included)
@@ -171,6 +176,7 @@ class Replayer {
     Replay& r = st.replay;
     r.ok = st.arena.ok();
     r.refused = st.arena.refused();
+    r.checked_bytes = st.arena.checked_bytes();
     r.head = st.arena.head();
     r.tail = st.arena.tail_used();
     r.peak_non_persistent = st.arena.peak_non_persistent();
@@ -322,6 +328,24 @@ Bytes SmallestThatWorks(Bytes lo, Bytes hi, const Works& works) {
   return hi;
 }
 
+// The persistent buffer sizes below `safe` that TFLM accepts (runs of multiples of 16,
+// first and last; a size works as its multiple of 16 below, the buffer's end being aligned
+// down). Success is not monotone in the size: an unchecked array granted in a larger buffer
+// can leave a later checked allocation no room. So every multiple of 16 is tried, from the
+// checked allocations' sum (no smaller buffer holds them).
+std::vector<TflmSizeRange> AcceptedPersistentSizes(const Replayer& replayer, Bytes from, Bytes safe,
+                                                   Bytes non_persistent) {
+  std::vector<TflmSizeRange> runs;
+  for (Bytes size = from; size < safe; size += kArenaAlignment) {
+    if (!replayer.Run(size, non_persistent).ok) continue;
+    if (!runs.empty() && runs.back().last + kArenaAlignment == size)
+      runs.back().last = size;
+    else
+      runs.push_back({size, size});
+  }
+  return runs;
+}
+
 }  // namespace
 
 TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
@@ -372,25 +396,29 @@ TflmArenaFigures ModelTflmArena(const Graph& graph, const TargetAbi& target,
   if (!plain_works(out.minimal_arena))
     throw InternalError("a plain interpreter needs more than a recording one");
   out.minimal_arena_plain = SmallestThatWorks(0, out.minimal_arena, plain_works);
-  // Two buffers: the non-persistent one holds head and temp at their peak. The persistent
-  // one (used to a multiple of 16): the tail with every allocation granted, the safe size;
-  // and the size TFLM accepts where unchecked allocations may fail. Success is then not
-  // monotone in the size (a granted array can leave a later allocation no room), so the
-  // size is the one a bisection over [0, a power of two] finds, as the real figures were.
+  // Two buffers: the non-persistent one holds head and temp at their peak; the persistent
+  // one the tail with every allocation granted (the safe size), and less where allocations
+  // a kernel does not check are refused and the model still prepares.
   const Replay two = replayer.Run(roomy, roomy);
   out.two_buffer_persistent_safe = AlignUp(two.tail, kArenaAlignment);
   out.two_buffer_non_persistent = two.peak_non_persistent;
-  const auto persistent_works = [&](Bytes size) {
-    return replayer.Run(AlignDown(size, kArenaAlignment), out.two_buffer_non_persistent).ok;
-  };
-  if (!persistent_works(out.two_buffer_persistent_safe))
+  if (!replayer.Run(out.two_buffer_persistent_safe, out.two_buffer_non_persistent).ok)
     throw InternalError("the two-buffer sizes found do not replay");
-  Bytes power = 1;
-  while (power < out.two_buffer_persistent_safe) power *= 2;
-  out.two_buffer_persistent =
-      persistent_works(power) ? SmallestThatWorks(0, power, persistent_works) : power;
-  out.two_buffer_persistent = std::min(out.two_buffer_persistent, out.two_buffer_persistent_safe);
+  out.two_buffer_persistent_accepted =
+      AcceptedPersistentSizes(replayer, AlignUp(two.checked_bytes, kArenaAlignment),
+                              out.two_buffer_persistent_safe, out.two_buffer_non_persistent);
+  out.two_buffer_persistent = out.two_buffer_persistent_accepted.empty()
+                                  ? out.two_buffer_persistent_safe
+                                  : out.two_buffer_persistent_accepted.front().first;
   return out;
+}
+
+bool TflmAcceptsPersistentBuffer(const TflmArenaFigures& f, Bytes size) {
+  const Bytes used = AlignDown(size, kArenaAlignment);
+  if (used >= f.two_buffer_persistent_safe) return true;
+  return std::any_of(f.two_buffer_persistent_accepted.begin(),
+                     f.two_buffer_persistent_accepted.end(),
+                     [&](const TflmSizeRange& r) { return r.first <= used && used <= r.last; });
 }
 
 std::string TflmPrintAllocations(const TflmArenaFigures& f) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "memplan/tflite.h"
+#include "memplan/vela.h"
 #include "src/target/kernel_view.h"
 #include "src/target/tflm_structs.h"
 
@@ -853,6 +854,10 @@ bool TflmHasKernel(std::string_view type) {
 KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, const Operator& op) {
   KernelMemory m;
   const OpView v(subgraph, op);
+  if (const DescribeFn ethos_u = EthosUKernel(abi, op.type)) {
+    ethos_u(abi, v, m);
+    return m;
+  }
   DescribeFn describe = nullptr;
   if (abi.kernels == TflmKernels::kCmsisNn) describe = CmsisNnKernel(op.type);
   if (!describe) describe = ReferenceKernel(op.type);
@@ -860,7 +865,12 @@ KernelMemory DescribeKernel(const TargetAbi& abi, const Subgraph& subgraph, cons
     describe(abi, v, m);
   else
     m.known = false;
-  if (!BuiltinOperatorCode(op.type))
+  if (op.type == kEthosUOp)
+    m.unsupported = fmt::format(
+        "custom op {} (TFLM's ethos_u kernel is built for a Cortex-M with an Ethos-U NPU, not "
+        "for {})",
+        op.type, abi.name);
+  else if (!BuiltinOperatorCode(op.type))
     m.unsupported =
         fmt::format("custom op {} (no kernel unless the application registers one)", op.type);
   else if (!TflmHasKernel(op.type) && m.unsupported.empty())

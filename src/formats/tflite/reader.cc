@@ -252,7 +252,11 @@ class TfliteReader {
         o.intermediates = Ints(op.intermediates());
         o.called_subgraphs = CalledSubgraphs(op, code.code, label);
         o.int_params = KernelParams(op);
-        if (code.code == kCustomCode) MarkKernelSizedOutputs(in, out, o, CustomOptions(op, label));
+        if (code.code == kCustomCode) {
+          const Bytes8 options = CustomOptions(op, label);
+          o.int_params = {static_cast<std::int64_t>(options.size())};
+          MarkKernelSizedOutputs(in, out, o, options);
+        }
         out.ops.push_back(std::move(o));
       }
     }
@@ -342,6 +346,8 @@ class TfliteReader {
     if (const auto* p = op.builtin_options_as_Pool2DOptions())
       return {static_cast<P>(p->padding()), p->stride_w(), p->stride_h(), p->filter_width(),
               p->filter_height()};
+    if (const auto* t = op.builtin_options_as_TransposeConvOptions())
+      return {static_cast<P>(t->padding()), t->stride_w(), t->stride_h()};
     return {};
   }
 
