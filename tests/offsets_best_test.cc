@@ -132,9 +132,9 @@ TEST(OffsetsBest, SamePlanWithAnyNumberOfThreads) {
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {
     const Problem p = testing::RandomProblem(
         seed, {.records = 1000, .steps = 500, .alignment = 4, .fixed_fraction = 0.05});
-    const OffsetPlan one = offsets_internal::PlanBestWithWorkers(p, 1);
+    const OffsetPlan one = offsets::PlanBestWithWorkers(p, 1);
     for (unsigned workers : {3u}) {
-      const OffsetPlan many = offsets_internal::PlanBestWithWorkers(p, workers);
+      const OffsetPlan many = offsets::PlanBestWithWorkers(p, workers);
       EXPECT_EQ(many.offsets, one.offsets) << workers << " threads";
       EXPECT_EQ(many.detail, one.detail) << workers << " threads";
     }

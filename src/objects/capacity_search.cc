@@ -11,7 +11,7 @@
 #include <limits>
 #include <numeric>
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 namespace {
 
@@ -170,4 +170,4 @@ std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageR
   return ids;
 }
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

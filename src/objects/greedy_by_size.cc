@@ -31,7 +31,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include "memplan/objects.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 // The records as the strategies see them: sizes rounded up to the alignment.
 inline std::vector<UsageRecord> AlignedRecords(const Problem& problem) {
@@ -82,4 +82,4 @@ struct Segment {
 // costing memory per step or per live record. O(n log n).
 std::vector<Segment> LiveSegments(const std::vector<UsageRecord>& records);
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

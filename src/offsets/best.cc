@@ -35,7 +35,7 @@ namespace memplan {
 
 namespace {
 
-using namespace offsets_internal;
+using namespace offsets;
 
 // What every variant shares: the problem and its index over steps.
 struct Context {
@@ -460,7 +460,7 @@ std::optional<Candidate> SearchFromStarts(const Context& context,
 
 }  // namespace
 
-namespace offsets_internal {
+namespace offsets {
 
 OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
                                std::span<const OffsetPlan> known) {
@@ -500,7 +500,7 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
   return plan;
 }
 
-}  // namespace offsets_internal
+}  // namespace offsets
 
 OffsetPlan PlanBest(const Problem& problem) {
   return PlanBestReusing(problem, {});
@@ -508,7 +508,7 @@ OffsetPlan PlanBest(const Problem& problem) {
 
 OffsetPlan PlanBestReusing(const Problem& problem, std::span<const OffsetPlan> known) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers), known);
+  return offsets::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers), known);
 }
 
 }  // namespace memplan

@@ -15,7 +15,7 @@
 #include "memplan/offsets.h"
 #include "src/runtime/interpreter_state.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 namespace {
 
@@ -260,4 +260,4 @@ void InterpreterState::CommitPlan() {
   arena.ReserveHead(plan.arena_bytes);
 }
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

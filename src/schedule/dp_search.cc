@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 namespace {
 
@@ -356,4 +356,4 @@ SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
   return result;
 }
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

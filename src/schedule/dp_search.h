@@ -16,7 +16,7 @@
 
 #include "src/schedule/tensor_graph.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 struct SegmentTask {
   std::span<const std::int32_t> ops;  // the segment's non-deferred ops, in file order
@@ -48,4 +48,4 @@ struct SegmentResult {
 SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
                             const SearchLimits& limits);
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

@@ -17,7 +17,7 @@ namespace memplan {
 
 namespace {
 
-using sched::TensorGraph;
+using schedule::TensorGraph;
 using Clock = std::chrono::steady_clock;
 
 std::string SubgraphLabel(const Graph& graph, std::size_t s) {
@@ -51,11 +51,11 @@ class CalledPeaks {
     if (state_[s] == 1) return 0;
     state_[s] = 1;
     const std::vector<Bytes> extra = ExtraOf(s);
-    const TensorGraph g = sched::BuildTensorGraph(
+    const TensorGraph g = schedule::BuildTensorGraph(
         graph_, s, options_.inplace, options_.size_alignment, extra, options_.plan_entry_io);
     std::vector<std::int32_t> order(g.ops.size());
     std::iota(order.begin(), order.end(), 0);
-    peak_[s] = sched::Simulate(g, order).peak;
+    peak_[s] = schedule::Simulate(g, order).peak;
     state_[s] = 2;
     return peak_[s];
   }
@@ -66,9 +66,9 @@ class CalledPeaks {
 };
 
 // Per segment: the peak of each op step of an expanded order that falls in it.
-std::vector<Bytes> SegmentPeaks(const sched::Segments& segs,
+std::vector<Bytes> SegmentPeaks(const schedule::Segments& segs,
                                 const std::vector<std::int32_t>& expanded,
-                                const sched::Simulation& sim) {
+                                const schedule::Simulation& sim) {
   std::vector<Bytes> peaks(segs.ops.size(), 0);
   // A deferred op runs right before the op it feeds: it belongs to that op's segment.
   std::int32_t current = -1;
@@ -83,7 +83,7 @@ std::vector<Bytes> SegmentPeaks(const sched::Segments& segs,
 }
 
 // The ops of each segment in the order they appear in `order`.
-std::vector<std::vector<std::int32_t>> SplitOrder(const sched::Segments& segs,
+std::vector<std::vector<std::int32_t>> SplitOrder(const schedule::Segments& segs,
                                                   const std::vector<std::int32_t>& order) {
   std::vector<std::vector<std::int32_t>> parts(segs.ops.size());
   for (const std::int32_t v : order) {
@@ -100,15 +100,15 @@ struct Candidate {
 
 SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearchOptions& options,
                              const std::vector<Bytes>& extra) {
-  const TensorGraph g = sched::BuildTensorGraph(graph, s, options.inplace, options.size_alignment,
-                                                extra, options.plan_entry_io);
+  const TensorGraph g = schedule::BuildTensorGraph(
+      graph, s, options.inplace, options.size_alignment, extra, options.plan_entry_io);
   SubgraphOrder out;
   std::vector<std::int32_t> file(g.ops.size());
   std::iota(file.begin(), file.end(), 0);
-  const sched::Simulation file_sim = sched::Simulate(g, file);
+  const schedule::Simulation file_sim = schedule::Simulate(g, file);
   out.order = file;
   out.file_order_peak = out.peak = file_sim.peak;
-  out.lower_bound = sched::OpLocalBound(g);
+  out.lower_bound = schedule::OpLocalBound(g);
   out.method = "file order";
   const bool calls = std::any_of(extra.begin(), extra.end(), [](Bytes b) { return b != 0; });
   if (out.peak <= out.lower_bound) {
@@ -122,13 +122,13 @@ SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearc
     deadline =
         start + std::chrono::microseconds(static_cast<std::int64_t>(options.time_budget_ms * 1000));
 
-  const sched::Segments segs = sched::SplitAtCuts(g);
+  const schedule::Segments segs = schedule::SplitAtCuts(g);
   out.segments = segs.ops.size();
   const std::vector<Candidate> candidates = {
       {"file order", g.non_deferred},
-      {"list", sched::ListOrder(g)},
-      {"depth-first by need", sched::DepthFirstOrder(g, true)},
-      {"depth-first", sched::DepthFirstOrder(g, false)}};
+      {"list", schedule::ListOrder(g)},
+      {"depth-first by need", schedule::DepthFirstOrder(g, true)},
+      {"depth-first", schedule::DepthFirstOrder(g, false)}};
   const std::size_t n_segs = segs.ops.size();
   std::vector<Bytes> best(n_segs, ~Bytes{0});
   std::vector<std::vector<std::int32_t>> best_order(n_segs);
@@ -136,8 +136,8 @@ SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearc
   std::vector<Bytes> live_before(n_segs, 0);
   Bytes step0 = 0;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    const std::vector<std::int32_t> expanded = sched::ExpandDeferred(g, candidates[c].order);
-    const sched::Simulation sim = sched::Simulate(g, expanded);
+    const std::vector<std::int32_t> expanded = schedule::ExpandDeferred(g, candidates[c].order);
+    const schedule::Simulation sim = schedule::Simulate(g, expanded);
     const std::vector<Bytes> peaks = SegmentPeaks(segs, expanded, sim);
     auto parts = SplitOrder(segs, candidates[c].order);
     for (std::size_t k = 0; k < n_segs; ++k)
@@ -151,7 +151,7 @@ SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearc
     for (std::size_t pos = 0; pos < expanded.size(); ++pos)
       position[static_cast<std::size_t>(expanded[pos])] = pos;
     for (const std::int32_t b : g.initial) {
-      const sched::Buffer& buffer = g.buffers[static_cast<std::size_t>(b)];
+      const schedule::Buffer& buffer = g.buffers[static_cast<std::size_t>(b)];
       if (!buffer.readers.empty() || buffer.pinned) live_before[0] += buffer.size;
     }
     for (std::size_t k = 1; k < n_segs; ++k)
@@ -166,15 +166,15 @@ SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearc
                    [&](std::size_t a, std::size_t b) { return best[a] > best[b]; });
   for (const std::size_t k : by_peak) {
     if (best[k] <= floor) continue;  // cannot decide the peak
-    sched::SegmentTask task{segs.ops[k], segs.segment_of, static_cast<std::int32_t>(k),
-                            live_before[k], best[k]};
+    schedule::SegmentTask task{segs.ops[k], segs.segment_of, static_cast<std::int32_t>(k),
+                               live_before[k], best[k]};
     // A beam search first: cheap, and its result is a tighter budget for the exact one.
-    sched::SegmentResult r = sched::SearchSegment(
+    schedule::SegmentResult r = schedule::SearchSegment(
         g, task, {0, std::nullopt, std::max<std::size_t>(options.beam_width, 1)});
     if (r.found) best[k] = r.peak, best_order[k] = std::move(r.order), how[k] = "beam search";
     if (best[k] <= floor) continue;
     task.budget = best[k];
-    r = sched::SearchSegment(g, task, {options.max_states, deadline, 0});
+    r = schedule::SearchSegment(g, task, {options.max_states, deadline, 0});
     out.states += r.states;
     if (!r.completed) continue;  // not proven: the floor stays
     if (r.found) best[k] = r.peak, best_order[k] = std::move(r.order), how[k] = "exact search";
@@ -183,9 +183,9 @@ SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearc
 
   std::vector<std::int32_t> composed;
   for (const auto& part : best_order) composed.insert(composed.end(), part.begin(), part.end());
-  const std::vector<std::int32_t> expanded = sched::ExpandDeferred(g, composed);
-  sched::CheckTopological(g, expanded, SubgraphLabel(graph, s));
-  const sched::Simulation sim = sched::Simulate(g, expanded);
+  const std::vector<std::int32_t> expanded = schedule::ExpandDeferred(g, composed);
+  schedule::CheckTopological(g, expanded, SubgraphLabel(graph, s));
+  const schedule::Simulation sim = schedule::Simulate(g, expanded);
   const Bytes claimed = std::max(step0, *std::max_element(best.begin(), best.end()));
   if (sim.peak != claimed)
     throw InternalError(
@@ -231,8 +231,8 @@ Graph ReorderOperators(const Graph& graph, const OrderSearchResult& orders) {
   Graph out = graph;
   for (std::size_t s = 0; s < graph.subgraphs.size(); ++s) {
     const std::vector<std::int32_t>& order = orders.subgraphs[s].order;
-    const TensorGraph g = sched::BuildTensorGraph(graph, s, nullptr, 1);
-    sched::CheckTopological(g, order, SubgraphLabel(graph, s));
+    const TensorGraph g = schedule::BuildTensorGraph(graph, s, nullptr, 1);
+    schedule::CheckTopological(g, order, SubgraphLabel(graph, s));
     for (std::size_t i = 0; i < order.size(); ++i)
       out.subgraphs[s].ops[i] = graph.subgraphs[s].ops[static_cast<std::size_t>(order[i])];
   }
@@ -243,22 +243,22 @@ Bytes PeakLiveBytes(const Graph& graph, std::size_t subgraph, std::span<const st
                     const InPlaceRuleSet* rules, Bytes size_alignment) {
   if (subgraph >= graph.subgraphs.size())
     throw UsageError(fmt::format("{}: no subgraph {}", graph.source, subgraph));
-  const TensorGraph g = sched::BuildTensorGraph(graph, subgraph, rules, size_alignment);
+  const TensorGraph g = schedule::BuildTensorGraph(graph, subgraph, rules, size_alignment);
   std::vector<std::int32_t> file;
   if (order.empty()) {
     file.resize(g.ops.size());
     std::iota(file.begin(), file.end(), 0);
     order = file;
   }
-  sched::CheckTopological(g, order, SubgraphLabel(graph, subgraph));
-  return sched::Simulate(g, order).peak;
+  schedule::CheckTopological(g, order, SubgraphLabel(graph, subgraph));
+  return schedule::Simulate(g, order).peak;
 }
 
 Bytes OpLocalBound(const Graph& graph, std::size_t subgraph, const InPlaceRuleSet* rules,
                    Bytes size_alignment) {
   if (subgraph >= graph.subgraphs.size())
     throw UsageError(fmt::format("{}: no subgraph {}", graph.source, subgraph));
-  return sched::OpLocalBound(sched::BuildTensorGraph(graph, subgraph, rules, size_alignment));
+  return schedule::OpLocalBound(schedule::BuildTensorGraph(graph, subgraph, rules, size_alignment));
 }
 
 }  // namespace memplan

@@ -7,7 +7,7 @@
 
 #include "memplan/error.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 namespace {
 
@@ -279,4 +279,4 @@ TensorGraph BuildTensorGraph(const Graph& graph, std::size_t s, const InPlaceRul
   return g;
 }
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

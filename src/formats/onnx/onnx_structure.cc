@@ -7,7 +7,7 @@
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -183,4 +183,4 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
   CheckGraph(graph, {}, "", source);
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

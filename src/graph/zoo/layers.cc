@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 namespace {
 
@@ -233,4 +233,4 @@ std::vector<TensorId> Split(GraphBuilder& g, TensorId x, std::string name, std::
                    std::vector<Shape>(static_cast<std::size_t>(parts), part), g.TypeOf(x));
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

@@ -10,7 +10,7 @@
 
 #include "src/graph/zoo/graph_builder.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 // How a window meets the border, as TensorFlow's `padding` attribute.
 enum class Padding { kSame, kValid };
@@ -75,4 +75,4 @@ TensorId Gather(GraphBuilder& g, TensorId params, TensorId indices, std::string 
 std::vector<TensorId> Split(GraphBuilder& g, TensorId x, std::string name, std::int64_t axis,
                             std::int64_t parts);
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

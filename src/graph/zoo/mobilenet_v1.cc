@@ -6,7 +6,7 @@
 #include "src/graph/zoo/layers.h"
 #include "src/graph/zoo/models.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 Graph BuildMobileNetV1() {
   struct Pair {
@@ -34,4 +34,4 @@ Graph BuildMobileNetV1() {
   return std::move(g).Finish();
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

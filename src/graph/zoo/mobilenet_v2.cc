@@ -8,7 +8,7 @@
 #include "src/graph/zoo/layers.h"
 #include "src/graph/zoo/models.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 Graph BuildMobileNetV2() {
   struct Stage {
@@ -49,4 +49,4 @@ Graph BuildMobileNetV2() {
   return std::move(g).Finish();
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo
