@@ -3,9 +3,6 @@
 #include <array>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "memplan/error.h"
 #include "memplan/offsets.h"
 #include "memplan/strategy_table.h"
 

@@ -47,9 +47,7 @@ Graph BuildResNet50() {
     }
     ++stage_number;
   }
-  x = Mean(g, x, "avg_pool", {1, 2}, false);
-  x = FullyConnected(g, x, "predictions", 1000);
-  x = Unary(g, "SOFTMAX", x, "predictions/Softmax");
+  x = KerasClassifier(g, x);
   g.Output(x);
   return std::move(g).Finish();
 }
