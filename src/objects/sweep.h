@@ -39,6 +39,18 @@ inline std::vector<UsageRecord> InOrder(const std::vector<UsageRecord>& records,
   for (std::size_t i : order) out.push_back(records[i]);
   return out;
 }
+
+// The aligned records in sweep order, and that order (to map results back).
+struct SweptRecords {
+  std::vector<std::size_t> order;    // order[k]: the index of the k-th record in sweep order
+  std::vector<UsageRecord> records;  // records[k]: that record, its size aligned
+};
+inline SweptRecords AlignedInSweepOrder(const Problem& problem) {
+  const std::vector<UsageRecord> unsorted = AlignedRecords(problem);
+  std::vector<std::size_t> order = SweepOrder(unsorted);
+  std::vector<UsageRecord> records = InOrder(unsorted, order);
+  return {std::move(order), std::move(records)};
+}
 inline std::vector<ObjectId> BackToRecordOrder(const std::vector<ObjectId>& sorted_ids,
                                                const std::vector<std::size_t>& order) {
   std::vector<ObjectId> ids(order.size());

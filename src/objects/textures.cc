@@ -144,12 +144,8 @@ TexturePlan PlanTextureObjects(const TextureProblem& problem, std::string_view n
   plan.strategy = std::string(name);
   plan.total_elements = 0;
   for (const auto& dims : plan.object_dims) plan.total_elements += Elements(dims);
-  const auto violations = FindTextureViolations(problem, plan, 5);
-  if (!violations.empty()) {
-    std::string message = fmt::format("texture strategy '{}' produced an invalid plan:", name);
-    for (const Violation& v : violations) message += "\n  " + v.message;
-    throw InternalError(message);
-  }
+  ThrowIfInvalid(fmt::format("texture strategy '{}'", name),
+                 FindTextureViolations(problem, plan, 5));
   return plan;
 }
 

@@ -73,12 +73,8 @@ std::vector<Violation> FindObjectViolations(const Problem& problem, const Object
 }
 
 void VerifyObjectsOrThrow(const Problem& problem, const ObjectPlan& plan) {
-  const auto violations = FindObjectViolations(problem, plan, 5);
-  if (violations.empty()) return;
-  std::string message =
-      fmt::format("objects strategy '{}' produced an invalid plan:", plan.strategy);
-  for (const Violation& v : violations) message += "\n  " + v.message;
-  throw InternalError(message);
+  ThrowIfInvalid(fmt::format("objects strategy '{}'", plan.strategy),
+                 FindObjectViolations(problem, plan, 5));
 }
 
 }  // namespace memplan
