@@ -1,8 +1,9 @@
 #pragma once
-// The exact dynamic programme over scheduled sets (docs/below-the-bound.md)
-// for one segment: layer k holds, per set of k scheduled ops closed under predecessors,
-// the lowest peak of any order of it. With in-place rules whether an op may overwrite
-// an input depends only on that set (§1.2), so the programme stays exact. Pruned by a
+// The exact dynamic programme over scheduled sets (docs/below-the-bound.md, "The order
+// search") for one segment: layer k holds, per set of k scheduled ops closed under
+// predecessors, the lowest peak of any order of it. With in-place rules whether an op may
+// overwrite an input depends only on that set (the input's other readers have all run or
+// not), not on their order, so the programme stays exact. Pruned by a
 // budget (only orders strictly below it are wanted) and by the op-local bound of the
 // ops still to run; an op that raises neither the peak nor the live bytes is run at
 // once (it never hurts). Past a state cap or a deadline the exact search stops; the
