@@ -9,22 +9,23 @@
 
 namespace memplan {
 
+namespace zoo = graph::zoo;  // the builders (src/graph/zoo/models.h)
+
 std::span<const ZooModel> ZooModels() {
   static constexpr std::array<ZooModel, 6> kModels = {{
       {"mobilenet_v1", "MobileNet v1 1.0, 224x224x3 float32, as TensorFlow Lite runs it",
-       graph::zoo::BuildMobileNetV1},
+       zoo::BuildMobileNetV1},
       {"mobilenet_v2", "MobileNet v2 1.0, 224x224x3 float32, as TensorFlow Lite runs it",
-       graph::zoo::BuildMobileNetV2},
-      {"resnet50", "ResNet-50 v1, 224x224x3 float32, Keras bottleneck layout",
-       graph::zoo::BuildResNet50},
+       zoo::BuildMobileNetV2},
+      {"resnet50", "ResNet-50 v1, 224x224x3 float32, Keras bottleneck layout", zoo::BuildResNet50},
       {"inception_v3", "Inception v3, 299x299x3 float32, Keras layer shapes",
-       graph::zoo::BuildInceptionV3},
+       zoo::BuildInceptionV3},
       {"gpt2", "GPT-2 small decoder, 12 layers, d_model 768, 128 tokens (--dim tokens=N), float32",
-       graph::zoo::BuildGpt2Small, "tokens", 1, graph::zoo::BuildGpt2},
+       zoo::BuildGpt2Small, "tokens", 1, zoo::BuildGpt2},
       {"conformer_s",
        "Conformer (S) speech encoder, 16 blocks, d_model 144, 80 log-mels over 400 frames "
        "(--dim frames=N), float32",
-       graph::zoo::BuildConformerS, "frames", 7, graph::zoo::BuildConformerS},
+       zoo::BuildConformerS, "frames", 7, zoo::BuildConformerS},
   }};
   return kModels;
 }
