@@ -22,13 +22,13 @@ void BM_ReadOnnx(benchmark::State& state, const char* file, bool in_child) {
     return;
   }
   const std::string bytes = ReadFileBytes(path);
-  onnx_reader::SetIsolation(in_child);
+  formats::SetIsolation(in_child);
   for (auto _ : state) {
     const OnnxModel model = ReadOnnx(bytes, file);
     GraphRecords records = RecordsFromGraph(model.graph);
     benchmark::DoNotOptimize(records);
   }
-  onnx_reader::SetIsolation(true);
+  formats::SetIsolation(true);
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
 }
 

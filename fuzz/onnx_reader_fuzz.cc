@@ -12,7 +12,7 @@
 // In-process: a crash inside libonnx must stop the fuzzer (memplan would turn it into an
 // InputError from a child process), so that each one is found and checked for beforehand.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  memplan::onnx_reader::SetIsolation(false);
+  memplan::formats::SetIsolation(false);
   return 0;
 }
 

@@ -26,8 +26,8 @@ std::size_t CountTensorRects(const testing::XmlElement& root) {
   return n;
 }
 
-// TestGreedyMedium of TFLM's greedy planner; the expected text is ../shared/reference/runtimes.md
-// §3.1.
+// TestGreedyMedium of TFLM's greedy planner; the expected text is the reference "TFLM
+// PrintMemoryPlan" (docs/testing.md).
 constexpr const char* kMedium = R"({"records": [[10,0,1],[20,1,2],[30,2,3],[40,3,4],[50,0,1]]})";
 constexpr const char* kMediumAscii =
     "0 (id=0): size=10, offset=50, first_used=0 last_used=1\n"
@@ -251,7 +251,7 @@ TEST(CliVerify, MalformedAndMismatchedPlans) {
 
 TEST(CliVerify, ObjectsPlans) {
   const auto dir = testing::TempDir();
-  // ../shared/reference/strategies.md §1.5: greedy_by_size objects for the paper example.
+  // The reference "worked example" (docs/testing.md): greedy_by_size objects for the paper example.
   const std::vector<int> ids = {1, 0, 1, 2, 3, 0, 2, 1};
   std::string tensors;
   for (std::size_t i = 0; i < ids.size(); ++i)

@@ -9,7 +9,7 @@
 #include <optional>
 #include <random>
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 namespace {
 
 TEST(MaxTree, FindsTheRightmostAndLeftmostMatch) {
@@ -93,4 +93,4 @@ TEST(FreeGapIndex, AgreesWithAskingEveryObject) {
 }
 
 }  // namespace
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -94,8 +94,7 @@ TEST(CapacitySearch, FindsAnAssignmentWheneverAPlanShowsOne) {
       std::vector<Bytes> caps = PlanObjects(problem, name).object_sizes;
       std::sort(caps.begin(), caps.end(), std::greater<>());
       std::uint64_t used = 0;
-      const auto ids =
-          objects_internal::AssignToCapacities(problem.records, caps, 1ull << 40, &used);
+      const auto ids = objects::AssignToCapacities(problem.records, caps, 1ull << 40, &used);
       ASSERT_TRUE(ids) << name << " seed " << seed;
       ExpectFits(problem.records, caps, *ids);
     }
@@ -107,21 +106,21 @@ TEST(CapacitySearch, SaysNoWhenTheRecordsCannotFit) {
   // capacity fits nowhere.
   const std::vector<UsageRecord> records = {{4, 0, 1}, {4, 1, 2}, {4, 1, 1}};
   std::uint64_t used = 0;
-  EXPECT_FALSE(objects_internal::AssignToCapacities(records, {4, 4}, 1ull << 40, &used));
-  EXPECT_TRUE(objects_internal::AssignToCapacities(records, {4, 4, 4}, 1ull << 40, &used));
-  EXPECT_FALSE(objects_internal::AssignToCapacities(records, {8, 8, 3}, 1ull << 40, &used));
+  EXPECT_FALSE(objects::AssignToCapacities(records, {4, 4}, 1ull << 40, &used));
+  EXPECT_TRUE(objects::AssignToCapacities(records, {4, 4, 4}, 1ull << 40, &used));
+  EXPECT_FALSE(objects::AssignToCapacities(records, {8, 8, 3}, 1ull << 40, &used));
   // Out of budget: no answer rather than a wrong one.
-  EXPECT_FALSE(objects_internal::AssignToCapacities(records, {4, 4, 4}, 1, &used));
+  EXPECT_FALSE(objects::AssignToCapacities(records, {4, 4, 4}, 1, &used));
 }
 
 // The search's branch holds (records + 1) x objects steps: best runs it only within
 // 2^25 of them (256 MB), so pangu_2.6B (18,692 records, 1,104 objects) is searched and
 // Y_1 (62,185 records, 9,331 objects: 4.6 GB) keeps its greedy and local-search plan.
 TEST(CapacitySearch, BestSearchesOnlyWhatFitsInMemory) {
-  EXPECT_TRUE(objects_internal::StateMemoryFits(18'692, 1'104));
-  EXPECT_FALSE(objects_internal::StateMemoryFits(62'185, 9'331));
-  EXPECT_TRUE(objects_internal::StateMemoryFits((1u << 20) - 1, 32));
-  EXPECT_FALSE(objects_internal::StateMemoryFits(1u << 20, 32));
+  EXPECT_TRUE(objects::StateMemoryFits(18'692, 1'104));
+  EXPECT_FALSE(objects::StateMemoryFits(62'185, 9'331));
+  EXPECT_TRUE(objects::StateMemoryFits((1u << 20) - 1, 32));
+  EXPECT_FALSE(objects::StateMemoryFits(1u << 20, 32));
 }
 
 }  // namespace

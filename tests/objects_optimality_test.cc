@@ -17,8 +17,8 @@
 namespace memplan {
 namespace {
 
-using objects_internal::AlignedRecords;
-using objects_internal::SearchMinimumTotal;
+using objects::AlignedRecords;
+using objects::SearchMinimumTotal;
 
 bool Conflict(const UsageRecord& a, const UsageRecord& b) {
   return a.first <= b.last && b.first <= a.last;

@@ -1,7 +1,7 @@
 // The `best` portfolio: never worse than its members, deterministic, stops at the lower
 // bound, says which variant won; and on the MiniMalloc challenging suite it beats
 // TensorFlow Lite Micro's planner, whose peaks must be exactly those of
-// ../shared/reference/strategies.md 5.1.
+// The reference "MiniMalloc suite" (docs/testing.md).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -132,9 +132,9 @@ TEST(OffsetsBest, SamePlanWithAnyNumberOfThreads) {
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {
     const Problem p = testing::RandomProblem(
         seed, {.records = 1000, .steps = 500, .alignment = 4, .fixed_fraction = 0.05});
-    const OffsetPlan one = offsets_internal::PlanBestWithWorkers(p, 1);
+    const OffsetPlan one = offsets::PlanBestWithWorkers(p, 1);
     for (unsigned workers : {3u}) {
-      const OffsetPlan many = offsets_internal::PlanBestWithWorkers(p, workers);
+      const OffsetPlan many = offsets::PlanBestWithWorkers(p, workers);
       EXPECT_EQ(many.offsets, one.offsets) << workers << " threads";
       EXPECT_EQ(many.detail, one.detail) << workers << " threads";
     }
@@ -151,7 +151,8 @@ TEST(OffsetsBest, StopsAtTheLowerBound) {
 }
 
 TEST(OffsetsBest, FindsBetterThanEveryPeerOnTheMediumCase) {
-  // TestGreedyMedium: the peers give 90, the bound is 80 (../shared/reference/strategies.md 2.10).
+  // TestGreedyMedium: the peers give 90, the bound is 80 (the reference "peers' results",
+  // docs/testing.md).
   Problem p;
   p.records = {{10, 0, 1}, {20, 1, 2}, {30, 2, 3}, {40, 3, 4}, {50, 0, 1}};
   EXPECT_EQ(PlanOffsets(p, "tflm_greedy").arena_bytes, 90u);
@@ -167,7 +168,8 @@ TEST(OffsetsBest, HandlesEmptyAndAllFixedProblems) {
   EXPECT_EQ(PlanOffsets(fixed, "best").offsets, (std::vector<Bytes>{0, 10}));
 }
 
-// ../shared/reference/strategies.md 5.1: TFLM greedy peaks on the MiniMalloc challenging suite.
+// The reference "MiniMalloc suite" (docs/testing.md): TFLM greedy peaks on the MiniMalloc
+// challenging suite.
 const std::map<std::string, Bytes> kTflmPeaks = {
     {"A", 1352704}, {"B", 1412096}, {"C", 1417216}, {"D", 1301504}, {"E", 1435648}, {"F", 1348608},
     {"G", 1433600}, {"H", 1444864}, {"I", 1478656}, {"J", 1298432}, {"K", 1339392}};

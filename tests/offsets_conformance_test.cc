@@ -111,8 +111,8 @@ TEST(OffsetsConformance, TfliteCpuSimpleMemoryArena) {
   CheckFile("tflite_cpu_simple_memory_arena.json", "tflite_cpu");
 }
 
-// ../shared/reference/strategies.md 2.3: TestPersonDetectionModel asserts only < 241027; the exact
-// plan is its breadth bound.
+// The reference "peers' results" (docs/testing.md): TestPersonDetectionModel asserts only < 241027;
+// the exact plan is its breadth bound.
 TEST(OffsetsConformance, TflmPersonDetectionReachesItsBound) {
   MEMPLAN_REQUIRE_SHARED(shared);
   const auto doc =

@@ -70,16 +70,16 @@ INSTANTIATE_TEST_SUITE_P(Strategies, OffsetsCrossCheck,
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // Each fit rule of the placer beside the reference walk's rule that means the same.
-constexpr std::pair<offsets_internal::Fit, reference::Rule> kFitRules[] = {
-    {offsets_internal::Fit::kSmallestGap, reference::Rule::kSmallestGap},
-    {offsets_internal::Fit::kLowestGap, reference::Rule::kLowestGap},
-    {offsets_internal::Fit::kArena, reference::Rule::kArena},
-    {offsets_internal::Fit::kAboveAll, reference::Rule::kAboveAll},
+constexpr std::pair<offsets::Fit, reference::Rule> kFitRules[] = {
+    {offsets::Fit::kSmallestGap, reference::Rule::kSmallestGap},
+    {offsets::Fit::kLowestGap, reference::Rule::kLowestGap},
+    {offsets::Fit::kArena, reference::Rule::kArena},
+    {offsets::Fit::kAboveAll, reference::Rule::kAboveAll},
 };
 
 // Every way of finding conflicting records (index, list, tree) under every fit rule.
 TEST(OffsetsEngines, BothEnginesMatchThePlainWalk) {
-  using namespace offsets_internal;
+  using namespace offsets;
   const auto& rules = kFitRules;
   for (const Shape& shape : Shapes()) {
     for (std::uint64_t seed = 1; seed <= 15; ++seed) {
@@ -106,7 +106,7 @@ TEST(OffsetsEngines, BothEnginesMatchThePlainWalk) {
 // shape of compiler traces), every fit rule, alignment, fixed and empty records: the
 // same offsets as the plain walk.
 TEST(OffsetsEngines, TreeMatchesThePlainWalkWhenDense) {
-  using namespace offsets_internal;
+  using namespace offsets;
   const auto& rules = kFitRules;
   const testing::RandomProblemOptions shapes[] = {
       {.records = 1500, .steps = 200, .max_size = 5000, .alignment = 1},
@@ -137,7 +137,7 @@ TEST(OffsetsEngines, TreeMatchesThePlainWalkWhenDense) {
 // One tree placer reused across fit rules of both kinds (as `best` does): Reset makes
 // it keep ends the way the next rule reads them.
 TEST(OffsetsEngines, TreePlacerReusedAcrossRules) {
-  using namespace offsets_internal;
+  using namespace offsets;
   const Problem p = testing::RandomProblem(7, {.records = 600, .steps = 60, .alignment = 8});
   const CompactSteps steps = Compact(p);
   const ConflictIndex index(steps);
@@ -155,7 +155,7 @@ TEST(OffsetsEngines, TreePlacerReusedAcrossRules) {
 
 // Renumbering sparse steps keeps every conflict and the order of steps.
 TEST(OffsetsEngines, CompactKeepsConflicts) {
-  using namespace offsets_internal;
+  using namespace offsets;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const Problem p = testing::RandomProblem(seed, {.records = 50, .steps = 100000});
     const CompactSteps steps = Compact(p);

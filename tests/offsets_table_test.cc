@@ -1,4 +1,4 @@
-// ../shared/reference/strategies.md 2.10 (and 2.8, 2.9): every offset strategy's arena on the
+// The reference "peers' results" (docs/testing.md): every offset strategy's arena on the
 // public example records. The greedy peers' values are also in shared/conformance; strip_packing,
 // the XLA orders and TVM's no-gap greedy are checked only here.
 #include <gtest/gtest.h>

@@ -12,8 +12,8 @@
 namespace memplan {
 namespace {
 
-using onnx_reader::ConstTensor;
-using onnx_reader::EvaluateNode;
+using formats::ConstTensor;
+using formats::EvaluateNode;
 using testing::kOnnxFloat;
 using testing::kOnnxInt64;
 using testing::OnnxBuilder;
@@ -219,7 +219,7 @@ TEST(OnnxFoldEval, EmptyAndHighRankTensorsStayCheap) {
   deep.set_data_type(onnx::TensorProto::INT64);
   for (int i = 0; i < 40; ++i) deep.add_dims(1);
   deep.add_int64_data(7);
-  EXPECT_FALSE(onnx_reader::FromTensorProto(deep));
+  EXPECT_FALSE(formats::FromTensorProto(deep));
   const ConstTensor axes = Ints({40}, std::vector<std::int64_t>(40, 0));
   const ConstTensor one = Ints({}, {1});
   EXPECT_FALSE(Eval(Op("Unsqueeze"), {&one, &axes}));  // would make rank 40
@@ -237,17 +237,17 @@ TEST(OnnxFoldEval, TensorProtoRoundTripsRawAndTypedData) {
   raw.add_dims(2);
   const std::int32_t values[2] = {-3, 70000};
   raw.set_raw_data(std::string(reinterpret_cast<const char*>(values), sizeof(values)));
-  auto parsed = onnx_reader::FromTensorProto(raw);
+  auto parsed = formats::FromTensorProto(raw);
   ASSERT_TRUE(parsed);
   EXPECT_EQ(parsed->ints, (std::vector<std::int64_t>{-3, 70000}));
   raw.mutable_raw_data()->pop_back();  // length no longer matches: not used
-  EXPECT_FALSE(onnx_reader::FromTensorProto(raw));
-  const auto back = onnx_reader::FromTensorProto(onnx_reader::ToTensorProto(*parsed, "t"));
+  EXPECT_FALSE(formats::FromTensorProto(raw));
+  const auto back = formats::FromTensorProto(formats::ToTensorProto(*parsed, "t"));
   EXPECT_EQ(back->ints, parsed->ints);
   onnx::TensorProto external;
   external.set_data_type(onnx::TensorProto::INT64);
   external.set_data_location(onnx::TensorProto::EXTERNAL);
-  EXPECT_FALSE(onnx_reader::FromTensorProto(external));
+  EXPECT_FALSE(formats::FromTensorProto(external));
 }
 
 const Tensor& Named(const Subgraph& s, const std::string& name) {
@@ -339,7 +339,7 @@ TEST(OnnxFold, ReshapeExpandTileAndConstantOfShapeGetStaticShapes) {
 TEST(OnnxFold, EveryBitFlipOfTheSampleModelsReadsOrFailsCleanly) {
   // In this process, as the fuzzer runs: a crash inside libonnx must fail the test, not
   // become an InputError of the child process that would otherwise run it.
-  onnx_reader::SetIsolation(false);
+  formats::SetIsolation(false);
   for (const auto& [name, model] : testing::SampleOnnxModels()) {
     const std::string bytes = model.Bytes();
     if (bytes.size() > 1024) continue;                // the larger ones carry mostly weights
@@ -359,7 +359,7 @@ TEST(OnnxFold, EveryBitFlipOfTheSampleModelsReadsOrFailsCleanly) {
     EXPECT_GT(rejected, 0u) << name;
     EXPECT_GT(read, 0u) << name;
   }
-  onnx_reader::SetIsolation(true);
+  formats::SetIsolation(true);
 }
 
 }  // namespace

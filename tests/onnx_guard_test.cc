@@ -230,7 +230,7 @@ TEST(OnnxGuard, AnInputTypeContradictingItsInitializerEnds) {
 // nothing covers. Its output has no type, and ONNX 1.12's Shape-15 rule read that type
 // regardless (SIGSEGV): the issue-30 crash (DecodeImage's untyped output) in small.
 TEST(OnnxGuard, ShapeOfAnUntypedTensorDoesNotCrash) {
-  onnx_reader::SetIsolation(false);  // a crash here ends the test binary
+  formats::SetIsolation(false);  // a crash here ends the test binary
   for (const int opset : {13, 15, 18, 24}) {
     OnnxBuilder b = testing::DetectorUpsampling();
     b.model().mutable_opset_import(0)->set_version(opset);
@@ -240,7 +240,7 @@ TEST(OnnxGuard, ShapeOfAnUntypedTensorDoesNotCrash) {
               std::string::npos)
         << opset;
   }
-  onnx_reader::SetIsolation(true);
+  formats::SetIsolation(true);
 }
 
 // Every ONNX 1.12 schema of ai.onnx and ai.onnx.ml, at its own version, on inputs that are
@@ -248,7 +248,7 @@ TEST(OnnxGuard, ShapeOfAnUntypedTensorDoesNotCrash) {
 // ends in an error, and none stops the process (DictVectorizer, CategoryMapper,
 // LabelEncoder and Shape-15 did, untyped).
 TEST(OnnxGuard, EverySchemaOnUntypedAndTypedInputs) {
-  onnx_reader::SetIsolation(false);
+  formats::SetIsolation(false);
   std::size_t tried = 0;
   for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
     const std::string domain = schema.domain();
@@ -276,7 +276,7 @@ TEST(OnnxGuard, EverySchemaOnUntypedAndTypedInputs) {
       ++tried;
     }
   }
-  onnx_reader::SetIsolation(true);
+  formats::SetIsolation(true);
   EXPECT_GT(tried, 800u);
 }
 
@@ -284,7 +284,7 @@ TEST(OnnxGuard, EverySchemaOnUntypedAndTypedInputs) {
 // written and with one node moved into each of those domains (the mutation run's structural
 // variants), read in this process: each reads or ends in an InputError.
 TEST(OnnxGuard, EveryOpsetAndDomainReadsOrFailsCleanly) {
-  onnx_reader::SetIsolation(false);
+  formats::SetIsolation(false);
   std::size_t read = 0, refused = 0;
   for (const auto& [name, sample] : testing::SampleOnnxModels())
     for (int opset = 7; opset <= 24; ++opset)
@@ -301,7 +301,7 @@ TEST(OnnxGuard, EveryOpsetAndDomainReadsOrFailsCleanly) {
           ++refused;
         }
       }
-  onnx_reader::SetIsolation(true);
+  formats::SetIsolation(true);
   EXPECT_GT(read, 0u);
   EXPECT_GT(refused, 0u);
 }
@@ -309,7 +309,7 @@ TEST(OnnxGuard, EveryOpsetAndDomainReadsOrFailsCleanly) {
 // What runs libonnx runs in a child process: its answer comes back, its errors come back as
 // themselves, and its death by a signal becomes an InputError naming the file.
 TEST(OnnxGuard, IsolatedWorkReportsCrashesAsInputErrors) {
-  using onnx_reader::RunIsolated;
+  using formats::RunIsolated;
   EXPECT_EQ(RunIsolated("m.onnx", "work", [] { return std::string("answer\0with a NUL", 18); }),
             std::string("answer\0with a NUL", 18));
   EXPECT_EQ(testing::ErrorMessage<InputError>([] {
@@ -333,11 +333,11 @@ TEST(OnnxGuard, IsolatedWorkReportsCrashesAsInputErrors) {
       [] { RunIsolated("m.onnx", "work", []() -> std::string { std::abort(); }); });
   EXPECT_NE(abort.find("m.onnx: work crashed on this model (signal 6"), std::string::npos) << abort;
   // Off (the fuzzer's setting), the work runs here.
-  onnx_reader::SetIsolation(false);
+  formats::SetIsolation(false);
   const pid_t self = getpid();
   EXPECT_EQ(RunIsolated("m.onnx", "work", [] { return std::to_string(getpid()); }),
             std::to_string(self));
-  onnx_reader::SetIsolation(true);
+  formats::SetIsolation(true);
   EXPECT_NE(RunIsolated("m.onnx", "work", [] { return std::to_string(getpid()); }),
             std::to_string(self));
 }

@@ -1,6 +1,6 @@
 // Every .onnx in shared/models read and turned into records, checked against the
-// reference figures of ../shared/reference/anchors.md: §2.5 (nodes, folded, ops), §3.1
-// (accounting tflm: tensors, naive, LB offsets) and §3.2 (intermediates only).
+// reference tables (docs/testing.md): "ONNX models" (nodes, folded, ops), "models, tflm
+// accounting" (tensors, naive, LB offsets) and "models, intermediates only".
 #include <gtest/gtest.h>
 
 #include <set>
@@ -15,7 +15,7 @@
 namespace memplan {
 namespace {
 
-// One row of ../shared/reference/anchors.md, transcribed.
+// One row of the reference tables (docs/testing.md), transcribed.
 struct Figures {
   std::size_t tensors;  // planned records
   Bytes naive;          // Σ sizes
@@ -24,11 +24,11 @@ struct Figures {
 
 struct ModelRow {
   const char* file;
-  std::size_t nodes;   // §2.5 "nodes in file"
-  std::size_t folded;  // §2.5 "folded"
-  std::size_t ops;     // §2.5 / §3 "ops"
-  Figures tflm;        // §3.1
-  Figures inter;       // §3.2
+  std::size_t nodes;   // "ONNX models": "nodes in file"
+  std::size_t folded;  // "ONNX models": "folded"
+  std::size_t ops;     // "ONNX models" / "models, ...": "ops"
+  Figures tflm;        // "models, tflm accounting"
+  Figures inter;       // "models, intermediates only"
 };
 
 const ModelRow kModels[] = {
@@ -149,8 +149,8 @@ TEST(OnnxModelsTable, DecoderWithOpenDimensionsPlansOnceBound) {
     EXPECT_NE(message.find(dim), std::string::npos) << message;
 }
 
-// ../shared/reference/anchors.md §2.5: the Dropout masks ONNX 1.12 leaves untyped get the input's
-// shape and (before opset 10) its element type.
+// Reference table "ONNX models" (docs/testing.md): the Dropout masks ONNX 1.12 leaves untyped get
+// the input's shape and (before opset 10) its element type.
 TEST(OnnxModelsTable, DropoutMasksFollowTheProjectRule) {
   MEMPLAN_REQUIRE_SHARED(shared);
   struct Mask {

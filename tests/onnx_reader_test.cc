@@ -434,7 +434,7 @@ TEST(OnnxReader, EveryTruncationIsAnInputError) {
 TEST(OnnxReader, EveryBitFlipReadsOrFailsCleanly) {
   // In this process, as the fuzzer runs: a crash inside libonnx must fail the test, not
   // become an InputError of the child process that would otherwise run it.
-  onnx_reader::SetIsolation(false);
+  formats::SetIsolation(false);
   const std::string bytes = TwoOps().Bytes();
   std::size_t read = 0, rejected = 0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
@@ -452,7 +452,7 @@ TEST(OnnxReader, EveryBitFlipReadsOrFailsCleanly) {
   }
   EXPECT_GT(rejected, 0u);
   EXPECT_GT(read, 0u);  // flips inside names or float data leave a valid model
-  onnx_reader::SetIsolation(true);
+  formats::SetIsolation(true);
 }
 
 // A node ONNX cannot infer leaves its outputs untyped; the message quotes ONNX's reason.

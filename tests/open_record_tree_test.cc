@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <random>
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 namespace {
 
 TEST(OpenRecordTree, AgreesWithScanningEveryRecord) {
@@ -75,4 +75,4 @@ TEST(OpenRecordTree, EmptyTreeReportsNothing) {
 }
 
 }  // namespace
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -17,7 +17,7 @@
 namespace memplan {
 namespace {
 
-using namespace offsets_internal;
+using namespace offsets;
 
 Problem Records(std::vector<UsageRecord> records, Bytes alignment = 1) {
   Problem p;

@@ -114,8 +114,8 @@ std::string ObjectsFile(const std::vector<int>& ids, const std::string& sizes) {
 }
 
 TEST(PlanFile, ObjectsPlans) {
-  // ../shared/reference/strategies.md §1.5: greedy_by_size objects ids [1,0,1,2,3,0,2,1], sizes
-  // [64,40,16,8].
+  // The reference "worked example" (docs/testing.md): greedy_by_size objects ids [1,0,1,2,3,0,2,1],
+  // sizes [64,40,16,8].
   const PlanFile good =
       ParsePlanFile(ObjectsFile({1, 0, 1, 2, 3, 0, 2, 1}, "[64, 40, 16, 8]"), "o");
   EXPECT_TRUE(CompareWithProblem(good, Paper(), "in").empty());

@@ -33,7 +33,8 @@ Workload WorkloadOf(Problem problem, std::string label = "test") {
   return w;
 }
 
-// TestGreedyMedium, as printed in ../shared/reference/runtimes.md §3.1 (format exact).
+// TestGreedyMedium, as printed in the reference "TFLM PrintMemoryPlan" (docs/testing.md; format
+// exact).
 TEST(TflmPrint, GreedyMediumMatchesTheReference) {
   const Problem p = Records({{10, 0, 1}, {20, 1, 2}, {30, 2, 3}, {40, 3, 4}, {50, 0, 1}});
   const std::string expected =

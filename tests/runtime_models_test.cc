@@ -1,6 +1,7 @@
 // The runtime on every shared .tflite model: TFLM's figures (memory_arena_threshold_test
-// and the greedy heads of ../shared/reference/runtimes.md §2), outputs identical to a naive layout
-// for every offsets strategy, records identical to RecordsFromGraph, offline plans from metadata.
+// and the greedy heads of the reference "TFLM lifetimes", docs/testing.md), outputs identical to a
+// naive layout for every offsets strategy, records identical to RecordsFromGraph, offline plans
+// from metadata.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

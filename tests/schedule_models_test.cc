@@ -1,7 +1,7 @@
-// Every figure of ../shared/reference/scheduling.md §4.2 and §4.3 (transcribed): live-byte
-// bounds in raw bytes of the file order, in place with each rule set, and the best
-// order, on every model in shared/models. Skips without ../shared, and until the model
-// readers are part of the build.
+// Every figure of the references "order, TFLite models" and "order, ONNX models"
+// (docs/testing.md; transcribed): live-byte bounds in raw bytes of the file order, in place with
+// each rule set, and the best order, on every model in shared/models. Skips without ../shared, and
+// until the model readers are part of the build.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,8 +49,8 @@ Graph LoadModel(const std::filesystem::path& path, const LoadOptions& options = 
   return {};
 }
 
-// §4.2: fixed order, in place tflite / tflm / all, best order without in place, best
-// order with in place (the lowest of the three sets).
+// "order, TFLite models": fixed order, in place tflite / tflm / all, best order without in place,
+// best order with in place (the lowest of the three sets).
 struct TfliteRow {
   const char* file;
   Bytes fixed, tflite, tflm, all, best_order, best_order_inplace;
@@ -87,7 +87,7 @@ const TfliteRow kTflite[] = {
     {"tinymlperf_ad01_autoencoder_float.tflite", 3072, 3072, 3072, 3072, 3072, 3072},
 };
 
-// §4.3: fixed order, aliases only, the TFLite-like set, all, best order without in
+// "order, ONNX models": fixed order, aliases only, the TFLite-like set, all, best order without in
 // place, best order with `all`; and the ops `all` needs (leaving any one out loses).
 struct OnnxRow {
   const char* file;

@@ -1,6 +1,6 @@
 // Every .tflite model in shared/models, read and turned into records, against the
-// reference figures of ../shared/reference/anchors.md §3.1 (tflm accounting) and §3.2
-// (intermediates only), transcribed below. Byte for byte.
+// reference tables "models, tflm accounting" and "models, intermediates only"
+// (docs/testing.md), transcribed below. Byte for byte.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 namespace memplan {
 namespace {
 
-// One accounting's row of an ../shared/reference/anchors.md table.
+// One accounting's row of a reference table (docs/testing.md).
 struct Figures {
   std::size_t tensors;
   std::size_t ops;
@@ -27,11 +27,11 @@ struct Figures {
 
 struct ModelRow {
   const char* file;
-  Figures tflm;   // §3.1
-  Figures inter;  // §3.2
+  Figures tflm;   // "models, tflm accounting"
+  Figures inter;  // "models, intermediates only"
 };
 
-// ../shared/reference/anchors.md §3.1 / §3.2: tensors, ops, naive, LB offsets, TFLM greedy, GPU gbs
+// The two model tables: tensors, ops, naive, LB offsets, TFLM greedy, GPU gbs
 // offsets.
 const ModelRow kModels[] = {
     {"mobilenet_v1_0.25_224_float.tflite",
@@ -96,8 +96,9 @@ const ModelRow kModels[] = {
      {300, 305, 55020124, 6963488, 9060352, 6963488}},
 };
 
-// The two models whose custom-op outputs are stored as [] (../shared/reference/anchors.md §2.4):
-// the bindings memplan asks for, and the figures with them bound (tflm accounting).
+// The two models whose custom-op outputs are stored as [] (the reference note "custom ops",
+// docs/testing.md): the bindings memplan asks for, and the figures with them bound (tflm
+// accounting).
 struct Bound {
   const char* file;
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
@@ -176,7 +177,7 @@ TEST(TfliteModels, TflmAccountingMatchesAnchors) {
     EXPECT_EQ(w.problem.alignment, 16u);
     CheckFigures(w, TableRecords(w, BoundFor(row.file)), row.tflm);
     if (const Bound* b = BoundFor(row.file)) {
-      // §2.4: with the bindings, the outputs count too; the peak does not move.
+      // "custom ops": with the bindings, the outputs count too; the peak does not move.
       EXPECT_EQ(w.problem.size(), b->tensors);
       EXPECT_EQ(NaiveBytes(w.problem), b->naive);
       EXPECT_EQ(OffsetsLowerBound(w.problem), row.tflm.lower_bound);

@@ -21,10 +21,10 @@
 namespace memplan {
 namespace {
 
-using tflite_internal::OutputShapes;
-using tflite_internal::RuleInput;
-using tflite_internal::Shape;
-using tflite_internal::WindowOutputSize;
+using formats::OutputShapes;
+using formats::RuleInput;
+using formats::Shape;
+using formats::WindowOutputSize;
 
 constexpr std::int32_t kSame = 0, kValid = 1;
 
@@ -206,8 +206,8 @@ TEST(TfliteShapeRules, LayoutOps) {
 }
 
 TEST(TfliteShapeRules, UnmodelledOpsAreRefused) {
-  EXPECT_FALSE(tflite_internal::HasShapeRule("SVDF"));
-  EXPECT_TRUE(tflite_internal::HasShapeRule("CONV_2D"));
+  EXPECT_FALSE(formats::HasShapeRule("SVDF"));
+  EXPECT_TRUE(formats::HasShapeRule("CONV_2D"));
   EXPECT_NE(Refusal("SVDF", {}, {S({1, 4})}).find("no shape rule"), std::string::npos);
   EXPECT_NE(Refusal("MyCustomOp", {}, {S({1, 4})}).find("no shape rule"), std::string::npos);
 }

@@ -16,8 +16,8 @@ TEST(ZooCli, ListsModelsAndExamples) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out;
 }
 
-// ../shared/reference/anchors.md §4, `tflm` column: 67 tensors over 66 ops, naive 28,197,264 B,
-// bound 6,021,120 B, which the best strategy reaches.
+// The reference "float MobileNets" (docs/testing.md), `tflm` column: 67 tensors over 66 ops, naive
+// 28,197,264 B, bound 6,021,120 B, which the best strategy reaches.
 TEST(ZooCli, PlansMobileNetV2WithoutAFile) {
   const auto r = RunMemplan("plan zoo:mobilenet_v2 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -30,7 +30,8 @@ TEST(ZooCli, PlansMobileNetV2WithoutAFile) {
   EXPECT_EQ(j["best"]["bytes"], 6'021'120);
 }
 
-// ../shared/reference/strategies.md §5.2: the TensorFlow Lite blog's 65 tensors and 27,591,112 B.
+// The reference "float MobileNets" (docs/testing.md): the TensorFlow Lite blog's 65 tensors and
+// 27,591,112 B.
 TEST(ZooCli, IntermediatesOnlyGivesThePaperFigures) {
   const auto r = RunMemplan("plan zoo:mobilenet_v2 --intermediates-only --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

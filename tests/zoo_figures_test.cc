@@ -1,5 +1,5 @@
-// The built-in models' records against published figures (../shared/reference/strategies.md
-// §5.2 and ../shared/reference/anchors.md §4, transcribed) and figures derived by hand from the
+// The built-in models' records against published figures (the reference
+// "float MobileNets", docs/testing.md, transcribed) and figures derived by hand from the
 // architectures. No value here is computed by the code under test.
 #include <gtest/gtest.h>
 
@@ -23,8 +23,9 @@ GraphRecords Records(std::string_view name, Accounting accounting) {
   return RecordsFromGraph(*graph, options);
 }
 
-// Offset strategies that reach the lower bound on the MobileNets (../shared/reference/strategies.md
-// §5.2: greedy_by_size = tflm_greedy = lower bound); those not built yet are left out.
+// Offset strategies that reach the lower bound on the MobileNets (the reference
+// "float MobileNets": greedy_by_size = tflm_greedy = lower bound); those not built yet are left
+// out.
 void ExpectOffsetsReachBound(const Problem& p, Bytes bound) {
   for (const char* name : {"greedy_by_size", "tflm_greedy"}) {
     if (!FindOffsetStrategy(name)) continue;
@@ -33,7 +34,7 @@ void ExpectOffsetsReachBound(const Problem& p, Bytes bound) {
   }
 }
 
-// ../shared/reference/strategies.md §5.2, ../shared/reference/anchors.md §4 (`inter`): 65
+// The reference "float MobileNets" (`inter`): 65
 // intermediates over 66 ops, naive 27,591,112 B (the TensorFlow Lite blog's "~26 MB"), offsets
 // bound 6,021,120 B.
 TEST(ZooFigures, MobileNetV2IntermediatesOnly) {
@@ -51,7 +52,7 @@ TEST(ZooFigures, MobileNetV2IntermediatesOnly) {
 #endif
 }
 
-// ../shared/reference/strategies.md §5.2, ../shared/reference/anchors.md §4 (`inter`): 30
+// The reference "float MobileNets" (`inter`): 30
 // intermediates over 31 ops, naive 20,182,856 B, offsets bound 4,816,896 B.
 TEST(ZooFigures, MobileNetV1IntermediatesOnly) {
   const GraphRecords r = Records("mobilenet_v1", Accounting::kIntermediatesOnly);
@@ -67,7 +68,7 @@ TEST(ZooFigures, MobileNetV1IntermediatesOnly) {
 #endif
 }
 
-// ../shared/reference/anchors.md §4 (`tflm`, memplan's default): the graph input and output join,
+// The reference "float MobileNets" (`tflm`, memplan's default): the graph input and output join,
 // sizes round up to 16; the bound does not move.
 TEST(ZooFigures, MobileNetsTflm) {
   const GraphRecords v1 = Records("mobilenet_v1", Accounting::kTflm);

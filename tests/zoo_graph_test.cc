@@ -134,7 +134,7 @@ TEST(ZooGraph, BuildsAreDeterministic) {
   }
 }
 
-// ../shared/reference/strategies.md §5.2 / ../shared/reference/anchors.md §4: 31 ops; conv, 13
+// The reference "float MobileNets" (docs/testing.md): 31 ops; conv, 13
 // depthwise/pointwise pairs, average pool, 1×1 conv to 1001, reshape, softmax; 30 intermediates,
 // naive 20,182,856 B.
 TEST(ZooGraph, MobileNetV1) {
@@ -157,7 +157,7 @@ TEST(ZooGraph, MobileNetV1) {
   EXPECT_EQ(LargestBytes(inter), 112u * 112 * 64 * 4);
 }
 
-// ../shared/reference/strategies.md §5.2 / ../shared/reference/anchors.md §4: 66 ops, 17 blocks, 10
+// The reference "float MobileNets" (docs/testing.md): 66 ops, 17 blocks, 10
 // residual ADDs; 65 intermediates, naive 27,591,112 B (the TensorFlow Lite blog's "~26 MB").
 TEST(ZooGraph, MobileNetV2) {
   const Graph g = Build("mobilenet_v2");
@@ -174,7 +174,7 @@ TEST(ZooGraph, MobileNetV2) {
   const auto inter = Intermediates(g);
   EXPECT_EQ(inter.size(), 65u);
   EXPECT_EQ(SumBytes(inter), 27'591'112u);
-  // ../shared/reference/anchors.md §4: the peak at operator 4 is its input and output, 4,816,896 +
+  // The reference "float MobileNets": the peak at operator 4 is its input and output, 4,816,896 +
   // 1,204,224 B.
   EXPECT_EQ(*Named(g, "MobilenetV2/expanded_conv_1/expand").bytes, 4'816'896u);
   EXPECT_EQ(*Named(g, "MobilenetV2/expanded_conv_1/depthwise").bytes, 1'204'224u);

@@ -16,10 +16,10 @@
 
 namespace memplan {
 
-namespace detail {
+namespace runtime {
 struct InterpreterState;
 struct NodeAndKernel;
-}  // namespace detail
+}  // namespace runtime
 
 // One tensor as a kernel sees it.
 struct TensorView {
@@ -65,15 +65,15 @@ class OpContext {
   void InvokeSubgraph(std::int32_t subgraph);
 
  private:
-  friend struct detail::InterpreterState;
+  friend struct runtime::InterpreterState;
   enum class Phase { kInit, kPrepare, kEval };
-  OpContext(detail::InterpreterState& state, detail::NodeAndKernel& node, Phase phase)
+  OpContext(runtime::InterpreterState& state, runtime::NodeAndKernel& node, Phase phase)
       : state_(state), node_(node), phase_(phase) {}
   void RequirePhase(bool ok, const char* what) const;
 
-  detail::InterpreterState& state_;  // the model being run
-  detail::NodeAndKernel& node_;      // the op being run
-  Phase phase_;                      // what the kernel may do now
+  runtime::InterpreterState& state_;  // the model being run
+  runtime::NodeAndKernel& node_;      // the op being run
+  Phase phase_;                       // what the kernel may do now
 };
 
 struct Kernel {

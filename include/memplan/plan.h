@@ -2,6 +2,7 @@
 // Offset plans (one arena) and their verification.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memplan/problem.h"
@@ -36,5 +37,9 @@ std::vector<Violation> FindViolations(const Problem& problem, const OffsetPlan& 
 
 // Throws InternalError with the first violations when the plan is wrong.
 void VerifyOrThrow(const Problem& problem, const OffsetPlan& plan);
+
+// Throws InternalError "WHO produced an invalid plan:" with a line per violation, when
+// there is any (WHO: "strategy 'naive'", "objects strategy 'equality'", ...).
+void ThrowIfInvalid(std::string_view who, const std::vector<Violation>& violations);
 
 }  // namespace memplan

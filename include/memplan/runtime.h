@@ -140,7 +140,7 @@ class Interpreter {
   Arena& arena() const;
 
  private:
-  std::unique_ptr<detail::InterpreterState> state_;  // everything, so kernels can see it
+  std::unique_ptr<runtime::InterpreterState> state_;  // everything, so kernels can see it
 };
 
 // What a model needs from a fresh arena, measured by loading it into one on the host.

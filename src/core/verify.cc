@@ -185,9 +185,12 @@ std::vector<Violation> FindViolations(const Problem& problem, const OffsetPlan& 
 }
 
 void VerifyOrThrow(const Problem& problem, const OffsetPlan& plan) {
-  const auto violations = FindViolations(problem, plan, 5);
+  ThrowIfInvalid(fmt::format("strategy '{}'", plan.strategy), FindViolations(problem, plan, 5));
+}
+
+void ThrowIfInvalid(std::string_view who, const std::vector<Violation>& violations) {
   if (violations.empty()) return;
-  std::string message = fmt::format("strategy '{}' produced an invalid plan:", plan.strategy);
+  std::string message = fmt::format("{} produced an invalid plan:", who);
   for (const Violation& v : violations) message += "\n  " + v.message;
   throw InternalError(message);
 }

@@ -149,64 +149,76 @@ bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, boo
                     : PlaceInOrder<false>(problem, order, plan, stop_at, placed);
 }
 
-void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
-  const std::size_t n = problem.size();
-  Step steps = 0;
-  for (const UsageRecord& r : problem.records) steps = std::max(steps, r.last + 2);
-  const bool dense = std::all_of(problem.records.begin(), problem.records.end(),
-                                 [](const UsageRecord& r) { return r.first >= 0; }) &&
-                     steps <= 4 * static_cast<Step>(n) + 1024;
-  if (!dense || plan.offsets.size() != n) return VerifyOrThrow(problem, plan);
-  auto fail = [&](const std::string& what) {
-    throw InternalError(
-        fmt::format("strategy '{}' produced an invalid plan:\n  {}", plan.strategy, what));
-  };
+namespace {
+
+[[noreturn]] void Fail(const OffsetPlan& plan, const std::string& what) {
+  throw InternalError(
+      fmt::format("strategy '{}' produced an invalid plan:\n  {}", plan.strategy, what));
+}
+
+// Every offset aligned, fixed ones kept, none out of range, and the arena the plan claims.
+void CheckOffsets(const Problem& problem, const OffsetPlan& plan) {
   Bytes arena = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < problem.size(); ++i) {
     const Bytes offset = plan.offsets[i];
     if (!IsAligned(offset, problem.alignment))
-      fail(fmt::format("unaligned: {} at {}", problem.Describe(i), offset));
+      Fail(plan, fmt::format("unaligned: {} at {}", problem.Describe(i), offset));
     if (problem.IsFixed(i) && *problem.fixed_offsets[i] != offset)
-      fail(
-          fmt::format("moved: {} must stay at {}", problem.Describe(i), *problem.fixed_offsets[i]));
+      Fail(plan, fmt::format("moved: {} must stay at {}", problem.Describe(i),
+                             *problem.fixed_offsets[i]));
     if (offset > std::numeric_limits<Bytes>::max() / 2 - problem.records[i].size)
-      fail(fmt::format("out of range: {} at {}", problem.Describe(i), offset));
+      Fail(plan, fmt::format("out of range: {} at {}", problem.Describe(i), offset));
     arena = std::max(arena, offset + problem.records[i].size);
   }
   if (arena != plan.arena_bytes)
-    fail(fmt::format("the plan claims an arena of {} B but its records need {} B", plan.arena_bytes,
-                     arena));
-  if (n <= kSmallRecords) {
-    // The records in offset order, each checked against those that start before it ends
-    // (every overlapping pair is such a pair): no memory allocated, and fewer pairs than all.
-    // The last verification's order is kept when its offsets are still in order (a resize
-    // that scales every tensor alike): a permutation of the same n records, checked here
-    // against this plan's offsets only, so the check stays independent of the placement.
-    static thread_local std::array<std::uint32_t, kSmallRecords> by_offset;
-    static thread_local std::size_t by_offset_size = 0;
-    const auto begins_before = [&](std::uint32_t a, std::uint32_t b) {
-      return plan.offsets[a] < plan.offsets[b];
-    };
-    bool in_order = by_offset_size == n;
-    for (std::size_t k = 1; k < n && in_order; ++k)
-      in_order = !begins_before(by_offset[k], by_offset[k - 1]);
-    if (!in_order) {
-      for (std::uint32_t i = 0; i < n; ++i) by_offset[i] = i;
-      std::sort(by_offset.begin(), by_offset.begin() + static_cast<long>(n), begins_before);
-      by_offset_size = n;
-    }
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::uint32_t i = by_offset[k];
-      const Bytes end = plan.offsets[i] + problem.records[i].size;
-      for (std::size_t m = k + 1; m < n && plan.offsets[by_offset[m]] < end; ++m)
-        if (Conflicts(problem, plan, i, by_offset[m]))
-          fail(OverlapMessage(problem, plan.offsets, i, by_offset[m]));
-    }
-    return;
+    Fail(plan, fmt::format("the plan claims an arena of {} B but its records need {} B",
+                           plan.arena_bytes, arena));
+}
+
+// Up to kSmallRecords records: the records in offset order, each checked against those
+// that start before it ends (every overlapping pair is such a pair): no memory allocated,
+// and fewer pairs than all. The last verification's order is kept when its offsets are
+// still in order (a resize that scales every tensor alike): a permutation of the same n
+// records, checked here against this plan's offsets only, so the check stays independent
+// of the placement.
+void CheckFewRecords(const Problem& problem, const OffsetPlan& plan) {
+  const std::size_t n = problem.size();
+  static thread_local std::array<std::uint32_t, kSmallRecords> by_offset;
+  static thread_local std::size_t by_offset_size = 0;
+  const auto begins_before = [&](std::uint32_t a, std::uint32_t b) {
+    return plan.offsets[a] < plan.offsets[b];
+  };
+  bool in_order = by_offset_size == n;
+  for (std::size_t k = 1; k < n && in_order; ++k)
+    in_order = !begins_before(by_offset[k], by_offset[k - 1]);
+  if (!in_order) {
+    for (std::uint32_t i = 0; i < n; ++i) by_offset[i] = i;
+    std::sort(by_offset.begin(), by_offset.begin() + static_cast<long>(n), begins_before);
+    by_offset_size = n;
   }
-  // Arrivals bucketed by first step, departures by last step + 1.
-  const auto count = static_cast<std::size_t>(steps) + 1;
-  std::vector<std::uint32_t> arrive(count + 1, 0), leave(count + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = by_offset[k];
+    const Bytes end = plan.offsets[i] + problem.records[i].size;
+    for (std::size_t m = k + 1; m < n && plan.offsets[by_offset[m]] < end; ++m)
+      if (Conflicts(problem, plan, i, by_offset[m]))
+        Fail(plan, OverlapMessage(problem, plan.offsets, i, by_offset[m]));
+  }
+}
+
+// The records of nonzero size bucketed by step: arrivals by first step, departures by
+// last step + 1: the records arriving at step s are arriving[arrive_start[s]] up to
+// arriving[arrive_start[s + 1]], and likewise for leaving.
+struct StepBuckets {
+  std::vector<std::uint32_t> arrive_start, leave_start;
+  std::vector<std::uint32_t> arriving, leaving;
+};
+
+StepBuckets BucketBySteps(const Problem& problem, std::size_t count) {
+  StepBuckets b;
+  std::vector<std::uint32_t>& arrive = b.arrive_start;
+  std::vector<std::uint32_t>& leave = b.leave_start;
+  arrive.assign(count + 1, 0);
+  leave.assign(count + 1, 0);
   for (const UsageRecord& r : problem.records) {
     if (r.size == 0) continue;
     ++arrive[static_cast<std::size_t>(r.first) + 1];
@@ -216,39 +228,59 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
     arrive[s] += arrive[s - 1];
     leave[s] += leave[s - 1];
   }
-  std::vector<std::uint32_t> by_first(arrive[count]), by_leave(leave[count]);
-  {
-    std::vector<std::uint32_t> a(arrive.begin(), arrive.end() - 1),
-        l(leave.begin(), leave.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) {
-      const UsageRecord& r = problem.records[i];
-      if (r.size == 0) continue;
-      by_first[a[static_cast<std::size_t>(r.first)]++] = static_cast<std::uint32_t>(i);
-      by_leave[l[static_cast<std::size_t>(r.last + 1)]++] = static_cast<std::uint32_t>(i);
-    }
+  b.arriving.resize(arrive[count]);
+  b.leaving.resize(leave[count]);
+  std::vector<std::uint32_t> a(arrive.begin(), arrive.end() - 1), l(leave.begin(), leave.end() - 1);
+  for (std::size_t i = 0; i < problem.size(); ++i) {
+    const UsageRecord& r = problem.records[i];
+    if (r.size == 0) continue;
+    b.arriving[a[static_cast<std::size_t>(r.first)]++] = static_cast<std::uint32_t>(i);
+    b.leaving[l[static_cast<std::size_t>(r.last + 1)]++] = static_cast<std::uint32_t>(i);
   }
-  // The live records in offset order (they never overlap, so also in end order).
+  return b;
+}
+
+// A sweep over the steps keeping the live records in offset order (they never overlap,
+// so also in end order): each arrival is checked against its neighbours only.
+void CheckBySweep(const Problem& problem, const OffsetPlan& plan, Step steps) {
+  const auto count = static_cast<std::size_t>(steps) + 1;
+  const StepBuckets b = BucketBySteps(problem, count);
   std::vector<std::uint32_t> live;
   auto begin_of = [&](std::uint32_t r) { return plan.offsets[r]; };
   auto end_of = [&](std::uint32_t r) { return plan.offsets[r] + problem.records[r].size; };
-  auto before = [&](std::uint32_t a, std::uint32_t b) {
-    return begin_of(a) != begin_of(b) ? begin_of(a) < begin_of(b) : a < b;
+  auto before = [&](std::uint32_t a, std::uint32_t c) {
+    return begin_of(a) != begin_of(c) ? begin_of(a) < begin_of(c) : a < c;
   };
   for (std::size_t s = 0; s < count; ++s) {
-    for (std::uint32_t e = leave[s]; e < leave[s + 1]; ++e) {
-      const auto it = std::lower_bound(live.begin(), live.end(), by_leave[e], before);
+    for (std::uint32_t e = b.leave_start[s]; e < b.leave_start[s + 1]; ++e) {
+      const auto it = std::lower_bound(live.begin(), live.end(), b.leaving[e], before);
       live.erase(it);
     }
-    for (std::uint32_t e = arrive[s]; e < arrive[s + 1]; ++e) {
-      const std::uint32_t r = by_first[e];
+    for (std::uint32_t e = b.arrive_start[s]; e < b.arrive_start[s + 1]; ++e) {
+      const std::uint32_t r = b.arriving[e];
       const auto it = std::lower_bound(live.begin(), live.end(), r, before);
       const std::uint32_t* other = nullptr;
       if (it != live.end() && begin_of(*it) < end_of(r)) other = &*it;
       if (it != live.begin() && end_of(*std::prev(it)) > begin_of(r)) other = &*std::prev(it);
-      if (other) fail(OverlapMessage(problem, plan.offsets, *other, r));
+      if (other) Fail(plan, OverlapMessage(problem, plan.offsets, *other, r));
       live.insert(it, r);
     }
   }
+}
+
+}  // namespace
+
+void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
+  const std::size_t n = problem.size();
+  Step steps = 0;
+  for (const UsageRecord& r : problem.records) steps = std::max(steps, r.last + 2);
+  const bool dense = std::all_of(problem.records.begin(), problem.records.end(),
+                                 [](const UsageRecord& r) { return r.first >= 0; }) &&
+                     steps <= 4 * static_cast<Step>(n) + 1024;
+  if (!dense || plan.offsets.size() != n) return VerifyOrThrow(problem, plan);
+  CheckOffsets(problem, plan);
+  if (n <= kSmallRecords) return CheckFewRecords(problem, plan);
+  CheckBySweep(problem, plan, steps);
 }
 
 }  // namespace memplan::cpuplan

@@ -93,15 +93,13 @@ void LinkBuffers(const Problem& problem, const std::vector<std::size_t>& fixed, 
   }
 }
 
-}  // namespace
-
-Instance BuildInstance(const Problem& problem) {
-  Instance in;
-  // Every canonical offset is a sum of sizes (and fixed offsets), rounded up to the
-  // alignment: a multiple of their gcd g, or of gcd(g, alignment) when the alignment
-  // does not divide g.
+// Sets the instance's unit, alignment and sections; returns the section bounds (where free
+// records start and end). Every canonical offset is a sum of sizes (and fixed offsets),
+// rounded up to the alignment: a multiple of their gcd g, or of gcd(g, alignment) when the
+// alignment does not divide g.
+std::vector<Step> SetUnitAndSections(const Problem& problem, Instance& in) {
   Bytes unit = 0;
-  std::vector<Step> points;  // where free records start and end: the section bounds
+  std::vector<Step> points;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const UsageRecord& r = problem.records[i];
     if (r.size == 0) continue;
@@ -123,13 +121,22 @@ Instance BuildInstance(const Problem& problem) {
   for (int s = 0; s < in.sections; ++s)
     in.section_steps.push_back(points[static_cast<std::size_t>(s) + 1] -
                                points[static_cast<std::size_t>(s)]);
+  return points;
+}
+
+// The fixed records live in some section, with the sections they are live in.
+struct FixedRecords {
+  std::vector<std::size_t> records;
+  std::vector<std::pair<int, int>> spans;
+};
+
+// Adds the free records to the instance (in units, with their sections) and returns the
+// fixed ones that meet a section.
+FixedRecords AddRecords(const Problem& problem, const std::vector<Step>& points, Instance& in) {
   auto section_of = [&](Step step) {
     return static_cast<int>(std::lower_bound(points.begin(), points.end(), step) - points.begin());
   };
-
-  std::vector<std::vector<Interval>> fixed_in(static_cast<std::size_t>(in.sections));
-  std::vector<std::size_t> fixed;               // fixed records live in some section
-  std::vector<std::pair<int, int>> fixed_span;  // and the sections they are live in
+  FixedRecords fixed;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const UsageRecord& r = problem.records[i];
     if (r.size == 0) continue;
@@ -145,8 +152,8 @@ Instance BuildInstance(const Problem& problem) {
                           1);
       const int hi = std::min(in.sections - 1, section_of(r.last + 1) - 1);
       if (lo > hi) continue;
-      fixed.push_back(i);
-      fixed_span.push_back({lo, hi});
+      fixed.records.push_back(i);
+      fixed.spans.push_back({lo, hi});
       continue;
     }
     const int lo = section_of(r.first), hi = section_of(r.last + 1) - 1;
@@ -156,24 +163,28 @@ Instance BuildInstance(const Problem& problem) {
     in.hi.push_back(hi);
     in.steps.push_back(r.last - r.first + 1);
   }
-  // Fixed records in order of offset, so each section's and buffer's ranges come sorted.
-  {
-    std::vector<std::size_t> by_offset(fixed.size());
-    std::iota(by_offset.begin(), by_offset.end(), 0);
-    std::stable_sort(by_offset.begin(), by_offset.end(), [&](std::size_t a, std::size_t b) {
-      return *problem.fixed_offsets[fixed[a]] < *problem.fixed_offsets[fixed[b]];
-    });
-    std::vector<std::size_t> sorted;
-    for (std::size_t k : by_offset) {
-      const std::size_t i = fixed[k];
-      sorted.push_back(i);
-      const Units begin = *problem.fixed_offsets[i] / in.unit;
-      const Interval range{begin, begin + problem.records[i].size / in.unit};
-      for (int s = fixed_span[k].first; s <= fixed_span[k].second; ++s)
-        fixed_in[static_cast<std::size_t>(s)].push_back(range);
-    }
-    fixed = std::move(sorted);
+  return fixed;
+}
+
+// Puts the fixed records in order of offset (so each section's and buffer's ranges come
+// sorted) and sets each section's obstacles and their prefix sums.
+void SetObstacles(const Problem& problem, FixedRecords& fixed, Instance& in) {
+  std::vector<std::vector<Interval>> fixed_in(static_cast<std::size_t>(in.sections));
+  std::vector<std::size_t> by_offset(fixed.records.size());
+  std::iota(by_offset.begin(), by_offset.end(), 0);
+  std::stable_sort(by_offset.begin(), by_offset.end(), [&](std::size_t a, std::size_t b) {
+    return *problem.fixed_offsets[fixed.records[a]] < *problem.fixed_offsets[fixed.records[b]];
+  });
+  std::vector<std::size_t> sorted;
+  for (std::size_t k : by_offset) {
+    const std::size_t i = fixed.records[k];
+    sorted.push_back(i);
+    const Units begin = *problem.fixed_offsets[i] / in.unit;
+    const Interval range{begin, begin + problem.records[i].size / in.unit};
+    for (int s = fixed.spans[k].first; s <= fixed.spans[k].second; ++s)
+      fixed_in[static_cast<std::size_t>(s)].push_back(range);
   }
+  fixed.records = std::move(sorted);
   in.obstacles.resize(static_cast<std::size_t>(in.sections));
   in.obstacle_prefix.resize(static_cast<std::size_t>(in.sections));
   for (std::size_t s = 0; s < static_cast<std::size_t>(in.sections); ++s) {
@@ -184,8 +195,16 @@ Instance BuildInstance(const Problem& problem) {
       in.obstacle_prefix[s].push_back(covered);
     }
   }
+}
 
-  LinkBuffers(problem, fixed, in);
+}  // namespace
+
+Instance BuildInstance(const Problem& problem) {
+  Instance in;
+  const std::vector<Step> points = SetUnitAndSections(problem, in);
+  FixedRecords fixed = AddRecords(problem, points, in);
+  SetObstacles(problem, fixed, in);
+  LinkBuffers(problem, fixed.records, in);
   return in;
 }
 

@@ -80,33 +80,7 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
   if (!pacer_->Tick()) throw Stopped{};
 
   std::vector<Part>& parts = parts_[depth];
-  if (Decompose(active, lo, hi, parts)) {
-    const std::size_t mark = placements_.size();
-    for (const Part& part : parts) {
-      // Independent of everything else, a part is a problem of its own: it is searched
-      // from offset 0 in its own canonical order (its buffers ranked afresh, T counting
-      // what is still unplaced). Every plan of it is reachable that way.
-      std::vector<int> saved;
-      const std::uint64_t ranking = ranking_;
-      if (!keys_.empty()) {
-        for (int b : part.buffers) saved.push_back(rank_[static_cast<std::size_t>(b)]);
-        RankBuffers(in_, keys_, part.buffers, remaining_, rank_);
-        // Refuted states remember a rank, which compares only within one ranking.
-        ranking_ = 0;
-        for (int b : part.buffers) ranking_ ^= buffer_hash_[static_cast<std::size_t>(b)];
-      }
-      const bool solved =
-          Solve(part.buffers, 0, -1, depth + 1, part.lo, part.hi, StateKey(part.buffers));
-      ranking_ = ranking;
-      for (std::size_t i = 0; i < saved.size(); ++i)
-        rank_[static_cast<std::size_t>(part.buffers[i])] = saved[i];
-      if (!solved) {
-        Undo(mark);
-        return false;
-      }
-    }
-    return true;
-  }
+  if (Decompose(active, lo, hi, parts)) return SolveParts(parts, depth);
 
   if (key == 0) key = 1;  // 0 marks an empty slot
   const std::size_t slot = key & (refuted_.size() - 1);
@@ -138,6 +112,40 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
       if (!covered) break;
     }
   }
+  RememberRefuted(slot, key, active, start, rank, solutions_before);
+  return false;
+}
+
+bool Search::SolveParts(const std::vector<Part>& parts, std::size_t depth) {
+  const std::size_t mark = placements_.size();
+  for (const Part& part : parts) {
+    // Independent of everything else, a part is a problem of its own: it is searched
+    // from offset 0 in its own canonical order (its buffers ranked afresh, T counting
+    // what is still unplaced). Every plan of it is reachable that way.
+    std::vector<int> saved;
+    const std::uint64_t ranking = ranking_;
+    if (!keys_.empty()) {
+      for (int b : part.buffers) saved.push_back(rank_[static_cast<std::size_t>(b)]);
+      RankBuffers(in_, keys_, part.buffers, remaining_, rank_);
+      // Refuted states remember a rank, which compares only within one ranking.
+      ranking_ = 0;
+      for (int b : part.buffers) ranking_ ^= buffer_hash_[static_cast<std::size_t>(b)];
+    }
+    const bool solved =
+        Solve(part.buffers, 0, -1, depth + 1, part.lo, part.hi, StateKey(part.buffers));
+    ranking_ = ranking;
+    for (std::size_t i = 0; i < saved.size(); ++i)
+      rank_[static_cast<std::size_t>(part.buffers[i])] = saved[i];
+    if (!solved) {
+      Undo(mark);
+      return false;
+    }
+  }
+  return true;
+}
+
+void Search::RememberRefuted(std::size_t slot, std::uint64_t key, std::span<const int> active,
+                             Units start, int rank, std::uint64_t solutions_before) {
   // When no buffer waits at `start` for a lower rank, the rank blocks nothing: the
   // refutation then holds for every rank of any ranking at this offset.
   bool blocks = false;
@@ -151,11 +159,10 @@ bool Search::Solve(std::span<const int> active, Units start, int rank, std::size
   if (!blocks) rank = -1;
   Refuted& r = refuted_[slot];
   // (A state below which solutions were counted is not refuted.)
-  if (!remember_refuted_ || solutions_ != solutions_before) return false;
+  if (!remember_refuted_ || solutions_ != solutions_before) return;
   if (r.key != key || start < r.start || (start == r.start && rank < 0) ||
       (start == r.start && r.ranking == ranking_ && rank < r.rank))
     r = {key, start, rank, ranking_};
-  return false;
 }
 
 bool Search::Evaluate(std::span<const int> active, Units start, int rank,

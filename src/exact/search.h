@@ -93,6 +93,13 @@ class Search {
              std::uint64_t key);
   bool Evaluate(std::span<const int> active, Units start, int rank, std::vector<Candidate>& out,
                 int lo, int hi);
+  // Solves independent parts one after another, each in its own canonical order; undoes
+  // their placements and fails when one fails.
+  bool SolveParts(const std::vector<Part>& parts, std::size_t depth);
+  // Remembers that the state `key` at `start` failed, for `rank` (or for every rank when
+  // no active buffer waits at `start` for a lower one), unless solutions were counted.
+  void RememberRefuted(std::size_t slot, std::uint64_t key, std::span<const int> active,
+                       Units start, int rank, std::uint64_t solutions_before);
   // Section checks on the releases in release_ (each records a failing section as hot).
   bool Fits(int s, Units lowest_start) const;
   bool SectionFits(int s);

@@ -7,7 +7,7 @@
 
 #include "memplan/error.h"
 
-namespace memplan::csv {
+namespace memplan::formats {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -53,4 +53,4 @@ std::int64_t Integer(const Field& f, std::string_view source, std::size_t line,
   return value;
 }
 
-}  // namespace memplan::csv
+}  // namespace memplan::formats

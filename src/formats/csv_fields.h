@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace memplan::csv {
+namespace memplan::formats {
 
 // A field's text without surrounding blanks, and where it starts.
 struct Field {
@@ -28,4 +28,4 @@ std::vector<Field> SplitLine(std::string_view line);
 std::int64_t Integer(const Field& f, std::string_view source, std::size_t line,
                      std::string_view column_name);
 
-}  // namespace memplan::csv
+}  // namespace memplan::formats

@@ -10,13 +10,13 @@
 
 namespace memplan {
 
-using csv::Field;
-using csv::Integer;
-using csv::SplitLine;
-using csv::Trim;
+using formats::Field;
+using formats::Integer;
+using formats::SplitLine;
+using formats::Trim;
 
 Problem ParseRecordsCsv(std::string_view text, std::string_view source) {
-  const std::vector<std::string_view> lines = csv::Lines(text);
+  const std::vector<std::string_view> lines = formats::Lines(text);
   std::size_t header_line = 0;
   while (header_line < lines.size() && Trim(lines[header_line]).empty()) ++header_line;
   if (header_line == lines.size())

@@ -144,12 +144,12 @@ std::optional<TextureProblem> ParseTextureRecordsJson(std::string_view text,
 
 std::optional<TextureProblem> ParseTextureRecordsCsv(std::string_view text,
                                                      std::string_view source) {
-  const std::vector<std::string_view> lines = csv::Lines(text);
+  const std::vector<std::string_view> lines = formats::Lines(text);
   std::size_t header_line = 0;
-  while (header_line < lines.size() && csv::Trim(lines[header_line]).empty()) ++header_line;
+  while (header_line < lines.size() && formats::Trim(lines[header_line]).empty()) ++header_line;
   if (header_line == lines.size()) return std::nullopt;
   std::map<std::string, std::size_t, std::less<>> column;
-  const auto header = csv::SplitLine(lines[header_line]);
+  const auto header = formats::SplitLine(lines[header_line]);
   for (std::size_t c = 0; c < header.size(); ++c) column.emplace(std::string(header[c].text), c);
   if (column.count("size")) return std::nullopt;  // MiniMalloc's CSV
 
@@ -173,14 +173,14 @@ std::optional<TextureProblem> ParseTextureRecordsCsv(std::string_view text,
   const std::size_t no_id = header.size();
   const std::size_t id_col = column.count("id") ? at("id") : no_id;
   for (std::size_t li = header_line + 1; li < lines.size(); ++li) {
-    if (csv::Trim(lines[li]).empty()) continue;
+    if (formats::Trim(lines[li]).empty()) continue;
     const std::size_t line = li + 1;
-    const auto fields = csv::SplitLine(lines[li]);
+    const auto fields = formats::SplitLine(lines[li]);
     if (fields.size() < header.size())
       throw InputError(fmt::format("{}:{}:{}: expected {} fields, found {}", source, line,
                                    lines[li].size() + 1, header.size(), fields.size()));
-    const std::int64_t lower = csv::Integer(fields[at("lower")], source, line, "lower");
-    const std::int64_t upper = csv::Integer(fields[at("upper")], source, line, "upper");
+    const std::int64_t lower = formats::Integer(fields[at("lower")], source, line, "lower");
+    const std::int64_t upper = formats::Integer(fields[at("upper")], source, line, "upper");
     if (lower < 0 || upper <= lower)
       throw InputError(fmt::format("{}:{}:{}: lifetime [{}, {}) is empty or negative", source, line,
                                    fields[at("lower")].column, lower, upper));
@@ -188,8 +188,8 @@ std::optional<TextureProblem> ParseTextureRecordsCsv(std::string_view text,
     record.first = lower;
     record.last = upper - 1;
     for (std::string_view name : dim_names) {
-      const csv::Field& f = fields[at(name)];
-      const std::int64_t d = csv::Integer(f, source, line, name);
+      const formats::Field& f = fields[at(name)];
+      const std::int64_t d = formats::Integer(f, source, line, name);
       if (d < 1)
         throw InputError(
             fmt::format("{}:{}:{}: {} {} must be at least 1", source, line, f.column, name, d));

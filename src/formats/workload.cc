@@ -30,6 +30,18 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// A records file, in one format: texture records when the file says so, else byte records.
+template <class ParseTextures, class ParseRecords>
+void ReadRecordsFile(Workload& w, const std::filesystem::path& path, std::string_view spec,
+                     ParseTextures parse_textures, ParseRecords parse_records) {
+  w.kind = "records";
+  const std::string text = ReadFileBytes(path);
+  if (auto textures = parse_textures(text, spec))
+    w.textures = std::move(*textures);
+  else
+    w.problem = parse_records(text, spec);
+}
+
 }  // namespace
 
 Workload GraphWorkload(Graph graph, std::string_view label, std::string kind,
@@ -66,19 +78,9 @@ Workload LoadWorkload(std::string_view spec, const LoadOptions& options) {
   const std::string lower = Lower(spec);
   const std::filesystem::path path{std::string(spec)};
   if (EndsWith(lower, ".json")) {
-    w.kind = "records";
-    const std::string text = ReadFileBytes(path);
-    if (auto textures = ParseTextureRecordsJson(text, spec))
-      w.textures = std::move(*textures);
-    else
-      w.problem = ParseRecordsJson(text, spec);
+    ReadRecordsFile(w, path, spec, ParseTextureRecordsJson, ParseRecordsJson);
   } else if (EndsWith(lower, ".csv")) {
-    w.kind = "records";
-    const std::string text = ReadFileBytes(path);
-    if (auto textures = ParseTextureRecordsCsv(text, spec))
-      w.textures = std::move(*textures);
-    else
-      w.problem = ParseRecordsCsv(text, spec);
+    ReadRecordsFile(w, path, spec, ParseTextureRecordsCsv, ParseRecordsCsv);
   } else if (EndsWith(lower, ".tflite")) {
     return LoadTfliteWorkload(spec, options);
   } else if (EndsWith(lower, ".onnx")) {

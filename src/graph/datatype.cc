@@ -7,98 +7,60 @@
 
 namespace memplan {
 
+namespace {
+
+// Each type's name and bits per element (0: no static size).
+struct TypeFacts {
+  DataType type;
+  const char* name;
+  unsigned bits;
+};
+
+constexpr TypeFacts kTypes[] = {
+    {DataType::kFloat32, "float32", 32},
+    {DataType::kFloat16, "float16", 16},
+    {DataType::kInt32, "int32", 32},
+    {DataType::kUInt8, "uint8", 8},
+    {DataType::kInt64, "int64", 64},
+    {DataType::kString, "string", 0},
+    {DataType::kBool, "bool", 8},
+    {DataType::kInt16, "int16", 16},
+    {DataType::kComplex64, "complex64", 64},
+    {DataType::kInt8, "int8", 8},
+    {DataType::kFloat64, "float64", 64},
+    {DataType::kComplex128, "complex128", 128},
+    {DataType::kUInt64, "uint64", 64},
+    {DataType::kResource, "resource", 0},
+    {DataType::kVariant, "variant", 0},
+    {DataType::kUInt32, "uint32", 32},
+    {DataType::kUInt16, "uint16", 16},
+    {DataType::kInt4, "int4", 4},
+    {DataType::kBFloat16, "bfloat16", 16},
+    {DataType::kFloat8E4M3FN, "float8e4m3fn", 8},
+    {DataType::kFloat8E4M3FNUZ, "float8e4m3fnuz", 8},
+    {DataType::kFloat8E5M2, "float8e5m2", 8},
+    {DataType::kFloat8E5M2FNUZ, "float8e5m2fnuz", 8},
+    {DataType::kUInt4, "uint4", 4},
+    {DataType::kFloat4E2M1, "float4e2m1", 4},
+};
+
+const TypeFacts* FactsOf(DataType type) {
+  for (const TypeFacts& facts : kTypes)
+    if (facts.type == type) return &facts;
+  return nullptr;
+}
+
+}  // namespace
+
 std::string DataTypeName(DataType type) {
-  switch (type) {
-    case DataType::kFloat32:
-      return "float32";
-    case DataType::kFloat16:
-      return "float16";
-    case DataType::kInt32:
-      return "int32";
-    case DataType::kUInt8:
-      return "uint8";
-    case DataType::kInt64:
-      return "int64";
-    case DataType::kString:
-      return "string";
-    case DataType::kBool:
-      return "bool";
-    case DataType::kInt16:
-      return "int16";
-    case DataType::kComplex64:
-      return "complex64";
-    case DataType::kInt8:
-      return "int8";
-    case DataType::kFloat64:
-      return "float64";
-    case DataType::kComplex128:
-      return "complex128";
-    case DataType::kUInt64:
-      return "uint64";
-    case DataType::kResource:
-      return "resource";
-    case DataType::kVariant:
-      return "variant";
-    case DataType::kUInt32:
-      return "uint32";
-    case DataType::kUInt16:
-      return "uint16";
-    case DataType::kInt4:
-      return "int4";
-    case DataType::kBFloat16:
-      return "bfloat16";
-    case DataType::kFloat8E4M3FN:
-      return "float8e4m3fn";
-    case DataType::kFloat8E4M3FNUZ:
-      return "float8e4m3fnuz";
-    case DataType::kFloat8E5M2:
-      return "float8e5m2";
-    case DataType::kFloat8E5M2FNUZ:
-      return "float8e5m2fnuz";
-    case DataType::kUInt4:
-      return "uint4";
-    case DataType::kFloat4E2M1:
-      return "float4e2m1";
-  }
+  if (const TypeFacts* facts = FactsOf(type)) return facts->name;
   return fmt::format("type({})", static_cast<int>(type));
 }
 
 std::optional<unsigned> DataTypeBits(DataType type) {
-  switch (type) {
-    case DataType::kInt4:
-    case DataType::kUInt4:
-    case DataType::kFloat4E2M1:
-      return 4;
-    case DataType::kBool:
-    case DataType::kUInt8:
-    case DataType::kInt8:
-    case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ:
-      return 8;
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-    case DataType::kInt16:
-    case DataType::kUInt16:
-      return 16;
-    case DataType::kFloat32:
-    case DataType::kInt32:
-    case DataType::kUInt32:
-      return 32;
-    case DataType::kInt64:
-    case DataType::kUInt64:
-    case DataType::kFloat64:
-    case DataType::kComplex64:
-      return 64;
-    case DataType::kComplex128:
-      return 128;
-    case DataType::kString:
-    case DataType::kResource:
-    case DataType::kVariant:
-      return std::nullopt;
-  }
-  return std::nullopt;
+  const TypeFacts* facts = FactsOf(type);
+  if (!facts || facts->bits == 0) return std::nullopt;
+  return facts->bits;
 }
 
 std::optional<Bytes> TensorBytes(DataType type, std::uint64_t elements) {

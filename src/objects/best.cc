@@ -15,7 +15,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <limits>
 #include <numeric>
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 namespace {
 
@@ -67,6 +67,65 @@ class StateSet {
   std::vector<std::uint32_t> slots_;
 };
 
+// The objects in groups of equal capacity (capacities sorted): a state lists each
+// object's busy-until step, and objects of one group are interchangeable.
+struct CapacityGroups {
+  std::vector<Bytes> capacities;
+  std::vector<std::size_t> group_end;  // one past the last object of o's group
+
+  explicit CapacityGroups(const std::vector<Bytes>& c) : capacities(c), group_end(c.size()) {
+    const std::size_t k = c.size();
+    for (std::size_t o = k; o-- > 0;)
+      group_end[o] = o + 1 < k && c[o + 1] == c[o] ? group_end[o + 1] : o + 1;
+  }
+  // The state with each group's steps sorted: equal states, whatever the objects' order.
+  void Canonical(Step* state) const {
+    for (std::size_t o = 0; o < capacities.size(); o = group_end[o])
+      if (group_end[o] - o > 1) std::sort(state + o, state + group_end[o]);
+  }
+  // Groups a record of `size` may use, smallest capacity first (best fit first).
+  std::vector<std::size_t> GroupsFor(Bytes size) const {
+    std::vector<std::size_t> out;
+    for (std::size_t o = 0; o < capacities.size() && capacities[o] >= size; o = group_end[o])
+      out.push_back(o);
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+};
+
+// Replays a feasible branch (`path`, k steps per record in `order`) with real objects: at
+// each record, an object that leads to the branch's next state.
+std::optional<std::vector<ObjectId>> ReplayBranch(const std::vector<UsageRecord>& records,
+                                                  const CapacityGroups& groups,
+                                                  const std::vector<std::size_t>& order,
+                                                  const std::vector<Step>& path) {
+  const std::size_t n = records.size();
+  const std::size_t k = groups.capacities.size();
+  std::vector<ObjectId> ids(n);
+  std::vector<Step> actual(k, kFree), after(k), sorted(k);
+  for (std::size_t q = 0; q < n; ++q) {
+    const UsageRecord& r = records[order[q]];
+    const Step next_first =
+        q + 1 < n ? records[order[q + 1]].first : std::numeric_limits<Step>::max();
+    const Step* target = &path[(q + 1) * k];
+    bool placed = false;
+    for (std::size_t o = 0; o < k && !placed && groups.capacities[o] >= r.size; ++o) {
+      if (actual[o] != kFree && actual[o] >= r.first) continue;
+      for (std::size_t x = 0; x < k; ++x) after[x] = actual[x] < next_first ? kFree : actual[x];
+      after[o] = r.last < next_first ? kFree : r.last;
+      sorted = after;
+      groups.Canonical(sorted.data());
+      if (std::equal(sorted.begin(), sorted.end(), target)) {
+        ids[order[q]] = o;
+        actual = after;
+        placed = true;
+      }
+    }
+    if (!placed) return std::nullopt;  // cannot happen: the branch is feasible
+  }
+  return ids;
+}
+
 }  // namespace
 
 std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageRecord>& records,
@@ -80,23 +139,7 @@ std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageR
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return records[a].first < records[b].first;
   });
-  std::vector<std::size_t> group_begin(k);  // first object of o's group (equal capacity)
-  for (std::size_t o = 0; o < k; ++o)
-    group_begin[o] = o > 0 && capacities[o - 1] == capacities[o] ? group_begin[o - 1] : o;
-  std::vector<std::size_t> group_end(k);  // one past the last object of o's group
-  for (std::size_t o = k; o-- > 0;)
-    group_end[o] = o + 1 < k && capacities[o + 1] == capacities[o] ? group_end[o + 1] : o + 1;
-  auto canonical = [&](Step* state) {
-    for (std::size_t o = 0; o < k; o = group_end[o])
-      if (group_end[o] - o > 1) std::sort(state + o, state + group_end[o]);
-  };
-  // Groups a record of each size may use, smallest capacity first (best fit first).
-  auto groups_for = [&](Bytes size) {
-    std::vector<std::size_t> out;
-    for (std::size_t o = 0; o < k && capacities[o] >= size; o = group_end[o]) out.push_back(o);
-    std::reverse(out.begin(), out.end());
-    return out;
-  };
+  const CapacityGroups groups(capacities);
 
   std::uint64_t steps = 0;
   std::vector<StateSet> dead(n + 1, StateSet(k));  // dead[p]: states that fail at record p
@@ -105,7 +148,7 @@ std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageR
   std::vector<Step> path((n + 1) * k, kFree);
   std::vector<std::size_t> tried(n + 1, 0);
   std::vector<std::vector<std::size_t>> options(n);
-  for (std::size_t p = 0; p < n; ++p) options[p] = groups_for(records[order[p]].size);
+  for (std::size_t p = 0; p < n; ++p) options[p] = groups.GroupsFor(records[order[p]].size);
   std::size_t p = 0;
   while (p < n) {
     if (steps > max_steps) {
@@ -125,7 +168,7 @@ std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageR
       Step* after = &path[(p + 1) * k];
       for (std::size_t x = 0; x < k; ++x) after[x] = state[x] < next_first ? kFree : state[x];
       after[o] = r.last < next_first ? kFree : r.last;
-      canonical(after);
+      groups.Canonical(after);
       if (dead[p + 1].Contains(after)) continue;
       tried[p + 1] = 0;
       ++p;
@@ -142,32 +185,7 @@ std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageR
     --p;
   }
   *steps_used += steps;
-
-  // Replay the branch with real objects: at each record take an object that leads to the
-  // branch's next state.
-  std::vector<ObjectId> ids(n);
-  std::vector<Step> actual(k, kFree), after(k), sorted(k);
-  for (std::size_t q = 0; q < n; ++q) {
-    const UsageRecord& r = records[order[q]];
-    const Step next_first =
-        q + 1 < n ? records[order[q + 1]].first : std::numeric_limits<Step>::max();
-    const Step* target = &path[(q + 1) * k];
-    bool placed = false;
-    for (std::size_t o = 0; o < k && !placed && capacities[o] >= r.size; ++o) {
-      if (actual[o] != kFree && actual[o] >= r.first) continue;
-      for (std::size_t x = 0; x < k; ++x) after[x] = actual[x] < next_first ? kFree : actual[x];
-      after[o] = r.last < next_first ? kFree : r.last;
-      sorted = after;
-      canonical(sorted.data());
-      if (std::equal(sorted.begin(), sorted.end(), target)) {
-        ids[order[q]] = o;
-        actual = after;
-        placed = true;
-      }
-    }
-    if (!placed) return std::nullopt;  // cannot happen: the branch is feasible
-  }
-  return ids;
+  return ReplayBranch(records, groups, order, path);
 }
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -7,7 +7,7 @@
 
 #include "memplan/objects.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 // Assigns every record to one of the objects whose capacities are given (largest
 // first), so that records sharing an object never conflict and each fits its object.
@@ -28,4 +28,4 @@ std::optional<std::vector<ObjectId>> AssignToCapacities(const std::vector<UsageR
                                                         std::uint64_t max_steps,
                                                         std::uint64_t* steps_used);
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -7,7 +7,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 ObjectPlan PlanObjectsEquality(const Problem& problem) {
   const std::vector<UsageRecord> records = AlignedRecords(problem);

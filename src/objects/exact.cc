@@ -27,8 +27,8 @@ ObjectsExactResult SolveObjectsExact(const Problem& problem, std::uint64_t node_
   result.plan = best ? *best : PlanObjects(problem, "best");
   result.bound_bytes = std::min(ObjectsLowerBound(problem), result.plan.total_bytes);
   if (result.plan.total_bytes > result.bound_bytes && problem.size() <= kMaxSearchRecords) {
-    const auto search = objects_internal::SearchMinimumTotal(
-        objects_internal::AlignedRecords(problem), result.plan.total_bytes, node_limit);
+    const auto search = objects::SearchMinimumTotal(objects::AlignedRecords(problem),
+                                                    result.plan.total_bytes, node_limit);
     result.nodes = search.nodes;
     if (!search.object_ids.empty())
       result.plan = ObjectPlanFromIds(problem, "exact", search.object_ids);

@@ -4,7 +4,7 @@
 #include <limits>
 #include <numeric>
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 namespace {
 
@@ -152,4 +152,4 @@ std::optional<std::pair<std::uint64_t, ObjectId>> FreeGapIndex::Nearest(std::siz
   return best;
 }
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

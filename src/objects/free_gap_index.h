@@ -21,7 +21,7 @@
 
 #include "memplan/objects.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 // A segment tree of int64 values answering "the rightmost leaf before R above x" and
 // "the leftmost leaf from L on above x".
@@ -72,4 +72,4 @@ class FreeGapIndex {
   MaxTree gap_start_before_;         // by_first_ leaf: minus where the gap before it starts
 };
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

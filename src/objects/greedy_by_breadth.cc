@@ -15,7 +15,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 namespace {
 
@@ -132,9 +132,7 @@ class Unassigned {
 }  // namespace
 
 ObjectPlan PlanObjectsGreedyByBreadth(const Problem& problem) {
-  const std::vector<UsageRecord> unsorted = AlignedRecords(problem);
-  const std::vector<std::size_t> order = SweepOrder(unsorted);
-  const std::vector<UsageRecord> records = InOrder(unsorted, order);
+  const auto [order, records] = AlignedInSweepOrder(problem);
   const std::vector<Segment> segments = LiveSegments(records);
   // Every step of a segment has the segment's breadth and live records, and a segment's
   // steps are contiguous, so visiting segments by (breadth desc, first step) visits the

@@ -31,7 +31,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 namespace {
 
@@ -215,9 +215,7 @@ class RankQueue {
 }  // namespace
 
 ObjectPlan PlanObjectsGreedyBySize(const Problem& problem) {
-  const std::vector<UsageRecord> unsorted = AlignedRecords(problem);
-  const std::vector<std::size_t> order = SweepOrder(unsorted);
-  const std::vector<UsageRecord> records = InOrder(unsorted, order);
+  const auto [order, records] = AlignedInSweepOrder(problem);
   const std::vector<Bytes> pm = PositionalMaximums(records);
   // Records by rank (the index of the last positional maximum >= their size): a lower
   // rank always goes first.

@@ -9,7 +9,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 ObjectPlan PlanObjectsGreedyInOrder(const Problem& problem) {
   const std::vector<UsageRecord> records = AlignedRecords(problem);

@@ -6,7 +6,7 @@
 #include <limits>
 #include <optional>
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 namespace {
 
@@ -399,4 +399,4 @@ std::vector<ObjectId> ImproveObjects(const std::vector<UsageRecord>& records,
   return Search(records, std::move(object_ids), lower_bound, work_budget).Run();
 }
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -5,7 +5,7 @@
 
 #include "memplan/objects.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 // Improves an assignment of records to objects (object sizes follow: each object as
 // large as its largest record) by moves that keep it valid and strictly lower the
@@ -18,4 +18,4 @@ std::vector<ObjectId> ImproveObjects(const std::vector<UsageRecord>& records,
                                      std::vector<ObjectId> object_ids, Bytes lower_bound,
                                      std::uint64_t work_budget);
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -50,7 +50,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 namespace {
 

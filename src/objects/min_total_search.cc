@@ -10,7 +10,7 @@
 
 #include "src/objects/sweep.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 namespace {
 
@@ -180,4 +180,4 @@ MinTotalResult SearchMinimumTotal(const std::vector<UsageRecord>& records, Bytes
   return Search(records, upper, max_nodes).Run();
 }
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

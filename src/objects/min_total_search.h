@@ -6,7 +6,7 @@
 
 #include "memplan/objects.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 struct MinTotalResult {
   // The search ran to the end: no plan totals less than `total`. With `object_ids`
@@ -31,4 +31,4 @@ struct MinTotalResult {
 MinTotalResult SearchMinimumTotal(const std::vector<UsageRecord>& records, Bytes upper,
                                   std::uint64_t max_nodes);
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <type_traits>
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 namespace {
 
@@ -166,4 +166,4 @@ void OpenRecordTree::Collect(std::uint32_t id, const Prune& prune, const Match& 
   node.max_after = after;
 }
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

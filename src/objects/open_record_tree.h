@@ -20,7 +20,7 @@
 
 #include "memplan/problem.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 class OpenRecordTree {
  public:
@@ -68,4 +68,4 @@ class OpenRecordTree {
   std::vector<Node> nodes_;            // nodes_[0] is the root
 };
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

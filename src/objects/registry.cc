@@ -6,6 +6,7 @@
 
 #include "memplan/error.h"
 #include "memplan/objects.h"
+#include "memplan/strategy_table.h"
 
 namespace memplan {
 
@@ -45,9 +46,7 @@ std::span<const ObjectStrategy> ObjectStrategies() {
 }
 
 const ObjectStrategy* FindObjectStrategy(std::string_view name) {
-  for (const ObjectStrategy& s : kStrategies)
-    if (s.name == name) return &s;
-  return nullptr;
+  return FindInTable(ObjectStrategies(), name);
 }
 
 ObjectPlan PlanObjects(const Problem& problem, std::string_view name) {
@@ -56,12 +55,7 @@ ObjectPlan PlanObjects(const Problem& problem, std::string_view name) {
 
 ObjectPlan PlanObjects(const Problem& problem, std::string_view name,
                        std::span<const ObjectPlan> known) {
-  const ObjectStrategy* strategy = FindObjectStrategy(name);
-  if (!strategy) {
-    std::string names;
-    for (const ObjectStrategy& s : kStrategies) names += fmt::format(" {}", s.name);
-    throw UsageError(fmt::format("unknown objects strategy '{}'; known:{}", name, names));
-  }
+  const ObjectStrategy& strategy = StrategyNamed(ObjectStrategies(), "objects", name);
   // Validate also keeps steps below 2^62, so the sweeps' `last + 1` cannot overflow.
   Validate(problem);
   for (std::size_t i = 0; i < problem.size(); ++i)
@@ -69,14 +63,10 @@ ObjectPlan PlanObjects(const Problem& problem, std::string_view name,
       throw UsageError(fmt::format(
           "objects strategy '{}' cannot keep fixed offsets ({} has one); use an offsets strategy",
           name, problem.Describe(i)));
-  // A known plan is taken only once it checks out against this problem.
-  std::vector<ObjectPlan> usable;
-  for (const ObjectPlan& plan : known)
-    if (plan.object_ids.size() == problem.size() && FindObjectViolations(problem, plan, 1).empty())
-      usable.push_back(plan);
-  ObjectPlan plan = strategy->reuse && !usable.empty() ? strategy->reuse(problem, usable)
-                                                       : strategy->plan(problem);
-  plan.strategy = std::string(strategy->name);
+  ObjectPlan plan = RunStrategy(strategy, problem, known, [&](const ObjectPlan& known_plan) {
+    return known_plan.object_ids.size() == problem.size() &&
+           FindObjectViolations(problem, known_plan, 1).empty();
+  });
   VerifyObjectsOrThrow(problem, plan);
   return plan;
 }

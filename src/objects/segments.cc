@@ -6,7 +6,7 @@
 
 namespace memplan {
 
-namespace objects_internal {
+namespace objects {
 
 std::vector<Segment> LiveSegments(const std::vector<UsageRecord>& records) {
   std::vector<Segment> out;
@@ -46,7 +46,7 @@ std::vector<Segment> LiveSegments(const std::vector<UsageRecord>& records) {
   return out;
 }
 
-}  // namespace objects_internal
+}  // namespace objects
 
 std::vector<std::vector<std::size_t>> TaskProfiles(const std::vector<UsageRecord>& records) {
   Step steps = 0;
@@ -131,7 +131,7 @@ std::vector<Bytes> PositionalMaximums(const std::vector<UsageRecord>& records) {
 
 Bytes ObjectsLowerBound(const Problem& problem) {
   Bytes total = 0;
-  for (Bytes size : PositionalMaximums(objects_internal::AlignedRecords(problem))) total += size;
+  for (Bytes size : PositionalMaximums(objects::AlignedRecords(problem))) total += size;
   return total;
 }
 

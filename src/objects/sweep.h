@@ -9,7 +9,7 @@
 
 #include "memplan/objects.h"
 
-namespace memplan::objects_internal {
+namespace memplan::objects {
 
 // The records as the strategies see them: sizes rounded up to the alignment.
 inline std::vector<UsageRecord> AlignedRecords(const Problem& problem) {
@@ -38,6 +38,18 @@ inline std::vector<UsageRecord> InOrder(const std::vector<UsageRecord>& records,
   out.reserve(order.size());
   for (std::size_t i : order) out.push_back(records[i]);
   return out;
+}
+
+// The aligned records in sweep order, and that order (to map results back).
+struct SweptRecords {
+  std::vector<std::size_t> order;    // order[k]: the index of the k-th record in sweep order
+  std::vector<UsageRecord> records;  // records[k]: that record, its size aligned
+};
+inline SweptRecords AlignedInSweepOrder(const Problem& problem) {
+  const std::vector<UsageRecord> unsorted = AlignedRecords(problem);
+  std::vector<std::size_t> order = SweepOrder(unsorted);
+  std::vector<UsageRecord> records = InOrder(unsorted, order);
+  return {std::move(order), std::move(records)};
 }
 inline std::vector<ObjectId> BackToRecordOrder(const std::vector<ObjectId>& sorted_ids,
                                                const std::vector<std::size_t>& order) {
@@ -82,4 +94,4 @@ struct Segment {
 // costing memory per step or per live record. O(n log n).
 std::vector<Segment> LiveSegments(const std::vector<UsageRecord>& records);
 
-}  // namespace memplan::objects_internal
+}  // namespace memplan::objects

@@ -9,7 +9,7 @@
 
 namespace memplan {
 
-using namespace objects_internal;
+using namespace objects;
 
 TexturePlan PlanTexturesEqualityHash(const TextureProblem& problem) {
   TexturePlan plan;

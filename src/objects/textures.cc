@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <tuple>
 
 #include "memplan/error.h"
+#include "src/objects/object_checks.h"
 #include "src/objects/texture_strategies.h"
 
 namespace memplan {
@@ -74,55 +74,36 @@ void Validate(const TextureProblem& problem) {
   }
 }
 
+namespace {
+
+// Why record i does not fit object `id` of extents `object`; empty when it fits.
+std::string TextureMisfit(const TextureProblem& problem, const std::vector<std::uint64_t>& object,
+                          std::size_t i, std::size_t id) {
+  const auto& dims = problem.records[i].dims;
+  if (object.size() != dims.size())
+    return fmt::format("wrong rank: object {} is {} but {} has {} dimensions", id, Dims(object),
+                       problem.Describe(i), dims.size());
+  if (problem.kind == TextureKind::kShape && object != dims)
+    return fmt::format("wrong shape: {} is in object {} of shape {}", problem.Describe(i), id,
+                       Dims(object));
+  if (!Covers(object, dims))
+    return fmt::format("too small: {} does not fit object {} ({})", problem.Describe(i), id,
+                       Dims(object));
+  return {};
+}
+
+}  // namespace
+
 std::vector<Violation> FindTextureViolations(const TextureProblem& problem, const TexturePlan& plan,
                                              std::size_t limit) {
   std::vector<Violation> out;
-  const std::size_t n = problem.size();
-  const std::size_t k = plan.object_dims.size();
-  if (plan.object_ids.size() != n) {
-    out.push_back(
-        {fmt::format("the plan has {} object ids for {} records", plan.object_ids.size(), n)});
-    return out;
-  }
   auto full = [&] { return out.size() >= limit; };
-  for (std::size_t i = 0; i < n && !full(); ++i) {
-    const std::size_t id = plan.object_ids[i];
-    const auto& dims = problem.records[i].dims;
-    if (id >= k) {
-      out.push_back({fmt::format("unknown object: {} is in object {} but the plan has {} objects",
-                                 problem.Describe(i), id, k)});
-    } else if (plan.object_dims[id].size() != dims.size()) {
-      out.push_back({fmt::format("wrong rank: object {} is {} but {} has {} dimensions", id,
-                                 Dims(plan.object_dims[id]), problem.Describe(i), dims.size())});
-    } else if (problem.kind == TextureKind::kShape && plan.object_dims[id] != dims) {
-      out.push_back({fmt::format("wrong shape: {} is in object {} of shape {}", problem.Describe(i),
-                                 id, Dims(plan.object_dims[id]))});
-    } else if (!Covers(plan.object_dims[id], dims)) {
-      out.push_back({fmt::format("too small: {} does not fit object {} ({})", problem.Describe(i),
-                                 id, Dims(plan.object_dims[id]))});
-    }
-  }
+  objects::CheckEachRecord(problem, plan.object_ids, plan.object_dims.size(), limit, out,
+                           [&](std::size_t i, std::size_t id) {
+                             return TextureMisfit(problem, plan.object_dims[id], i, id);
+                           });
   if (!out.empty()) return out;
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::tuple(plan.object_ids[a], problem.records[a].first, a) <
-           std::tuple(plan.object_ids[b], problem.records[b].first, b);
-  });
-  std::size_t reach = 0;  // the member of the current object that ends last so far
-  for (std::size_t p = 0; p < n && !full(); ++p) {
-    const std::size_t i = order[p];
-    if (p > 0 && plan.object_ids[order[p - 1]] == plan.object_ids[i]) {
-      if (problem.records[reach].last >= problem.records[i].first)
-        out.push_back(
-            {fmt::format("conflict: {} and {} share object {} but are alive at the "
-                         "same step",
-                         problem.Describe(reach), problem.Describe(i), plan.object_ids[i])});
-      if (problem.records[i].last > problem.records[reach].last) reach = i;
-    } else {
-      reach = i;
-    }
-  }
+  objects::FindSharedObjectConflicts(problem, plan.object_ids, limit, out);
   std::uint64_t total = 0;
   for (const auto& dims : plan.object_dims) {
     const std::uint64_t e = Elements(dims);
@@ -163,12 +144,8 @@ TexturePlan PlanTextureObjects(const TextureProblem& problem, std::string_view n
   plan.strategy = std::string(name);
   plan.total_elements = 0;
   for (const auto& dims : plan.object_dims) plan.total_elements += Elements(dims);
-  const auto violations = FindTextureViolations(problem, plan, 5);
-  if (!violations.empty()) {
-    std::string message = fmt::format("texture strategy '{}' produced an invalid plan:", name);
-    for (const Violation& v : violations) message += "\n  " + v.message;
-    throw InternalError(message);
-  }
+  ThrowIfInvalid(fmt::format("texture strategy '{}'", name),
+                 FindTextureViolations(problem, plan, 5));
   return plan;
 }
 

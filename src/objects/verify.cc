@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <tuple>
 
 #include "memplan/error.h"
 #include "memplan/objects.h"
+#include "src/objects/object_checks.h"
 
 namespace memplan {
 
@@ -43,57 +43,21 @@ ObjectPlan ObjectPlanFromIds(const Problem& problem, std::string strategy,
 std::vector<Violation> FindObjectViolations(const Problem& problem, const ObjectPlan& plan,
                                             std::size_t limit) {
   std::vector<Violation> out;
-  const std::size_t n = problem.size();
   const std::size_t k = plan.object_sizes.size();
-  if (plan.object_ids.size() != n) {
-    out.push_back(
-        {fmt::format("the plan has {} object ids for {} records", plan.object_ids.size(), n)});
-    return out;
-  }
   auto full = [&] { return out.size() >= limit; };
-  for (std::size_t i = 0; i < n && !full(); ++i) {
-    const ObjectId id = plan.object_ids[i];
-    if (id >= k) {
-      out.push_back({fmt::format("unknown object: {} is in object {} but the plan has {} objects",
-                                 problem.Describe(i), id, k)});
-      continue;
-    }
-    if (plan.object_sizes[id] < ObjectBytes(problem, i))
-      out.push_back(
-          {fmt::format("too small: {} needs {} B but object {} has {} B", problem.Describe(i),
-                       ObjectBytes(problem, i), id, plan.object_sizes[id])});
-  }
+  objects::CheckEachRecord(
+      problem, plan.object_ids, k, limit, out, [&](std::size_t i, ObjectId id) -> std::string {
+        if (plan.object_sizes[id] >= ObjectBytes(problem, i)) return {};
+        return fmt::format("too small: {} needs {} B but object {} has {} B", problem.Describe(i),
+                           ObjectBytes(problem, i), id, plan.object_sizes[id]);
+      });
   if (!out.empty()) return out;
   for (std::size_t o = 0; o < k && !full(); ++o)
     if (plan.object_sizes[o] % problem.alignment != 0)
       out.push_back(
           {fmt::format("unaligned: object {} has {} B, not a multiple of the alignment {}", o,
                        plan.object_sizes[o], problem.alignment)});
-  // Records of one object, in step order: any conflict shows between neighbours.
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const auto& ra = problem.records[a];
-    const auto& rb = problem.records[b];
-    return std::tuple(plan.object_ids[a], ra.first, a) <
-           std::tuple(plan.object_ids[b], rb.first, b);
-  });
-  // The member of the current object that ends last so far (not only the previous one:
-  // a long record may cover several later ones).
-  std::size_t reach = 0;
-  for (std::size_t p = 0; p < n && !full(); ++p) {
-    const std::size_t i = order[p];
-    if (p > 0 && plan.object_ids[order[p - 1]] == plan.object_ids[i]) {
-      if (Conflicts(problem.records[reach], problem.records[i]))
-        out.push_back(
-            {fmt::format("conflict: {} and {} share object {} but are alive at the "
-                         "same step",
-                         problem.Describe(reach), problem.Describe(i), plan.object_ids[i])});
-      if (problem.records[i].last > problem.records[reach].last) reach = i;
-    } else {
-      reach = i;
-    }
-  }
+  objects::FindSharedObjectConflicts(problem, plan.object_ids, limit, out);
   Bytes total = 0;
   for (Bytes size : plan.object_sizes) {
     if (size > std::numeric_limits<Bytes>::max() - total) {
@@ -109,12 +73,8 @@ std::vector<Violation> FindObjectViolations(const Problem& problem, const Object
 }
 
 void VerifyObjectsOrThrow(const Problem& problem, const ObjectPlan& plan) {
-  const auto violations = FindObjectViolations(problem, plan, 5);
-  if (violations.empty()) return;
-  std::string message =
-      fmt::format("objects strategy '{}' produced an invalid plan:", plan.strategy);
-  for (const Violation& v : violations) message += "\n  " + v.message;
-  throw InternalError(message);
+  ThrowIfInvalid(fmt::format("objects strategy '{}'", plan.strategy),
+                 FindObjectViolations(problem, plan, 5));
 }
 
 }  // namespace memplan

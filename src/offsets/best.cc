@@ -35,7 +35,7 @@ namespace memplan {
 
 namespace {
 
-using namespace offsets_internal;
+using namespace offsets;
 
 // What every variant shares: the problem and its index over steps.
 struct Context {
@@ -106,24 +106,21 @@ std::vector<OrderChoice> Choices(std::size_t records) {
                  false, false});
   all.push_back({"start, size", [](const Context& c) { return StartThenSizeOrder(c.problem); },
                  fits, kBestSmallProblem, false, false});
-  all.push_back({"tflite_cpu",
-                 [](const Context& c) { return TfliteCpuOrder(c.problem); },
-                 {Fit::kArena},
-                 kAny,
-                 false,
-                 false,
-                 nullptr,
-                 Fit::kSmallestGap,
-                 true});
-  all.push_back({"tvm_greedy",
-                 [](const Context& c) { return TvmOrder(c.problem); },
-                 {Fit::kAboveAll},
-                 kAny,
-                 false,
-                 false,
-                 nullptr,
-                 Fit::kSmallestGap,
-                 true});
+  // Two orders with a fit rule of their own, numbered late (see OrderChoice::late).
+  const auto add_late = [&](const char* label, std::vector<std::size_t> (*order)(const Problem&),
+                            Fit fit) {
+    all.push_back({label,
+                   [order](const Context& c) { return order(c.problem); },
+                   {fit},
+                   kAny,
+                   false,
+                   false,
+                   nullptr,
+                   Fit::kSmallestGap,
+                   true});
+  };
+  add_late("tflite_cpu", &TfliteCpuOrder, Fit::kArena);
+  add_late("tvm_greedy", &TvmOrder, Fit::kAboveAll);
   // The variants that are named strategies, whose plans a caller may know already.
   const std::pair<std::string_view, const char*> named[] = {
       {"size", "greedy_by_size"},
@@ -460,7 +457,7 @@ std::optional<Candidate> SearchFromStarts(const Context& context,
 
 }  // namespace
 
-namespace offsets_internal {
+namespace offsets {
 
 OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
                                std::span<const OffsetPlan> known) {
@@ -500,7 +497,7 @@ OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
   return plan;
 }
 
-}  // namespace offsets_internal
+}  // namespace offsets
 
 OffsetPlan PlanBest(const Problem& problem) {
   return PlanBestReusing(problem, {});
@@ -508,7 +505,7 @@ OffsetPlan PlanBest(const Problem& problem) {
 
 OffsetPlan PlanBestReusing(const Problem& problem, std::span<const OffsetPlan> known) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return offsets_internal::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers), known);
+  return offsets::PlanBestWithWorkers(problem, std::min(cores, kMaxWorkers), known);
 }
 
 }  // namespace memplan

@@ -5,9 +5,9 @@
 
 #include "memplan/plan.h"
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 OffsetPlan PlanBestWithWorkers(const Problem& problem, unsigned workers,
                                std::span<const OffsetPlan> known = {});
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

@@ -9,7 +9,7 @@
 namespace memplan {
 
 OffsetPlan PlanGreedyByBreadth(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   const CompactSteps steps = Compact(problem);
   const ConflictIndex index(steps);
   Placer placer(problem, steps, index);

@@ -11,7 +11,7 @@
 namespace memplan {
 
 OffsetPlan PlanGreedyBySize(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, SizeOrder(problem), Fit::kSmallestGap, "greedy_by_size");
 }
 

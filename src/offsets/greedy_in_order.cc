@@ -10,7 +10,7 @@
 namespace memplan {
 
 OffsetPlan PlanGreedyInOrder(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, StartOrder(problem), Fit::kSmallestGap, "greedy_in_order");
 }
 

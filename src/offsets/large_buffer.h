@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 template <class T>
 struct LargeBufferAllocator {
@@ -52,4 +52,4 @@ struct LargeBufferAllocator {
 template <class T>
 using LargeVector = std::vector<T, LargeBufferAllocator<T>>;
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

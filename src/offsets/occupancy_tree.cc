@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 OccupancyTree::OccupancyTree(std::int32_t steps) {
   while (leaves_ < steps) leaves_ *= 2;
@@ -55,4 +55,4 @@ void OccupancyTree::Merge(std::vector<Block>& list, Block block) {
   }
 }
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

@@ -10,7 +10,7 @@
 
 #include "memplan/problem.h"
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 class OccupancyTree {
  public:
@@ -65,4 +65,4 @@ class OccupancyTree {
   std::vector<std::uint32_t> used_;  // nodes with blocks, for Clear
 };
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

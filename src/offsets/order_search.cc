@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 namespace {
 
@@ -78,4 +78,4 @@ std::optional<SearchResult> SearchOrders(Placer& placer, const Problem& problem,
   return best;
 }
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

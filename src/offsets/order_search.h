@@ -8,7 +8,7 @@
 
 #include "src/offsets/placement.h"
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 // What the search found.
 struct SearchResult {
@@ -27,4 +27,4 @@ std::optional<SearchResult> SearchOrders(Placer& placer, const Problem& problem,
                                          std::vector<std::size_t> order, Fit fit, Bytes bound,
                                          std::uint64_t budget, std::uint64_t runs);
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

@@ -4,7 +4,7 @@
 #include <bit>
 #include <numeric>
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 std::vector<std::size_t> SizeOrder(const Problem& problem) {
   return SortOnline(problem, [&](std::size_t i) {
@@ -141,4 +141,4 @@ std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps
   });
 }
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

@@ -7,7 +7,7 @@
 #include "memplan/problem.h"
 #include "src/offsets/placement.h"
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 // A sort key, compared field by field; the record index breaks the remaining ties
 // (ascending unless a strategy folds it into `minor`). Use Descending() for fields
@@ -83,4 +83,4 @@ std::vector<std::size_t> TvmOrder(const Problem& problem);
 // greedy_by_breadth. O(n log n + T log T) for T steps.
 std::vector<std::size_t> BreadthOrder(const Problem& problem, const CompactSteps& steps);
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

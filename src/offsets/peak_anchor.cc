@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 std::int32_t HeaviestStep(const Problem& problem, const CompactSteps& steps) {
   if (problem.size() == 0 || steps.count == 0) return -1;
@@ -37,4 +37,4 @@ bool PlaceAnchored(Placer& placer, std::span<const std::size_t> anchor,
   return placer.PlaceAll(rest, fit, give_up_above);
 }
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

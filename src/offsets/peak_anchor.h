@@ -15,7 +15,7 @@
 #include "memplan/problem.h"
 #include "src/offsets/placement.h"
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 // The renumbered step where the records' live bytes (sizes rounded up to the
 // alignment) are largest, the earliest on ties; -1 when there are no records.
@@ -37,4 +37,4 @@ bool PlaceAnchored(Placer& placer, std::span<const std::size_t> anchor,
                    std::span<const std::size_t> rest, Fit fit,
                    const std::atomic<Bytes>& give_up_above);
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

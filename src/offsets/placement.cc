@@ -5,7 +5,7 @@
 #include <limits>
 #include <optional>
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 CompactSteps Compact(const Problem& problem) {
   const std::size_t n = problem.size();
@@ -506,4 +506,4 @@ OffsetPlan PlaceInOrder(const Problem& problem, std::span<const std::size_t> ord
   return MakeOffsetPlan(problem, std::move(strategy), placer.Offsets());
 }
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

@@ -15,7 +15,7 @@
 #include "src/offsets/large_buffer.h"
 #include "src/offsets/occupancy_tree.h"
 
-namespace memplan::offsets_internal {
+namespace memplan::offsets {
 
 // The records' steps renumbered densely (0..count-1) so an index over steps stays small
 // when steps are sparse (MiniMalloc times run to 10^6 for a few hundred buffers). The
@@ -246,4 +246,4 @@ std::vector<std::size_t> OnlineRecords(const Problem& problem);
 OffsetPlan PlaceInOrder(const Problem& problem, std::span<const std::size_t> order, Fit fit,
                         std::string strategy);
 
-}  // namespace memplan::offsets_internal
+}  // namespace memplan::offsets

@@ -3,10 +3,8 @@
 #include <array>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "memplan/error.h"
 #include "memplan/offsets.h"
+#include "memplan/strategy_table.h"
 
 namespace memplan {
 
@@ -50,9 +48,7 @@ std::span<const OffsetStrategy> OffsetStrategies() {
 }
 
 const OffsetStrategy* FindOffsetStrategy(std::string_view name) {
-  for (const OffsetStrategy& s : Table())
-    if (s.name == name) return &s;
-  return nullptr;
+  return FindInTable(OffsetStrategies(), name);
 }
 
 void RegisterOffsetStrategy(const OffsetStrategy& strategy) {
@@ -65,21 +61,12 @@ OffsetPlan PlanOffsets(const Problem& problem, std::string_view name) {
 
 OffsetPlan PlanOffsets(const Problem& problem, std::string_view name,
                        std::span<const OffsetPlan> known) {
-  const OffsetStrategy* strategy = FindOffsetStrategy(name);
-  if (!strategy) {
-    std::string names;
-    for (const OffsetStrategy& s : Table()) names += fmt::format(" {}", s.name);
-    throw UsageError(fmt::format("unknown offsets strategy '{}'; known:{}", name, names));
-  }
+  const OffsetStrategy& strategy = StrategyNamed(OffsetStrategies(), "offsets", name);
   Validate(problem);
-  // A known plan is taken only once it checks out against this problem.
-  std::vector<OffsetPlan> usable;
-  for (const OffsetPlan& plan : known)
-    if (plan.offsets.size() == problem.size() && FindViolations(problem, plan, 1).empty())
-      usable.push_back(plan);
-  OffsetPlan plan = strategy->reuse && !usable.empty() ? strategy->reuse(problem, usable)
-                                                       : strategy->plan(problem);
-  plan.strategy = std::string(strategy->name);
+  OffsetPlan plan = RunStrategy(strategy, problem, known, [&](const OffsetPlan& known_plan) {
+    return known_plan.offsets.size() == problem.size() &&
+           FindViolations(problem, known_plan, 1).empty();
+  });
   VerifyOrThrow(problem, plan);
   return plan;
 }

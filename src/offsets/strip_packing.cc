@@ -18,8 +18,8 @@ namespace memplan {
 
 namespace {
 
-using offsets_internal::CompactSteps;
-using offsets_internal::ConflictIndex;
+using offsets::CompactSteps;
+using offsets::ConflictIndex;
 
 // Unplaced online records grouped by first step, each group longest first, so the best
 // record inside a segment [a, b] starting at step s is the first unplaced one of group s
@@ -224,7 +224,7 @@ Bytes ClearOfFixed(const Problem& problem, const CompactSteps& steps, const Conf
 }  // namespace
 
 OffsetPlan PlanStripPacking(const Problem& problem) {
-  const CompactSteps steps = offsets_internal::Compact(problem);
+  const CompactSteps steps = offsets::Compact(problem);
   const ConflictIndex index(steps);
   std::vector<Bytes> offsets(problem.size(), 0);
   std::size_t left = 0;

@@ -12,12 +12,12 @@
 namespace memplan {
 
 OffsetPlan PlanTfliteCpu(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, TfliteCpuOrder(problem), Fit::kArena, "tflite_cpu");
 }
 
 OffsetPlan PlanTfliteCpuInCallOrder(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, OnlineRecords(problem), Fit::kArena, "tflite_cpu");
 }
 

@@ -12,7 +12,7 @@
 namespace memplan {
 
 OffsetPlan PlanTflmGreedy(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, TflmOrder(problem), Fit::kLowestGap, "tflm_greedy");
 }
 

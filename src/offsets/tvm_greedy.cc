@@ -9,7 +9,7 @@
 namespace memplan {
 
 OffsetPlan PlanTvmGreedy(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, TvmOrder(problem), Fit::kAboveAll, "tvm_greedy");
 }
 

@@ -10,12 +10,12 @@
 namespace memplan {
 
 OffsetPlan PlanXlaSpatial(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, SizeThenLifetimeOrder(problem), Fit::kSmallestGap, "xla_spatial");
 }
 
 OffsetPlan PlanXlaTemporal(const Problem& problem) {
-  using namespace offsets_internal;
+  using namespace offsets;
   return PlaceInOrder(problem, LifetimeOrder(problem), Fit::kSmallestGap, "xla_temporal");
 }
 

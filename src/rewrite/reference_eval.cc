@@ -298,114 +298,150 @@ class Evaluator {
     throw Unsupported{"the evaluator has no kernel for it"};
   }
 
-  void Convolution(const fb::OperatorT& op, bool depthwise) {
-    const int in = In(op, 0), filter = In(op, 1), out = Out(op);
-    const bool has_bias = HasIn(op, 2);
-    const int bias = has_bias ? In(op, 2) : -1;
-    Padding padding;
+  // A convolution's tensors, options and shapes, checked against each other.
+  struct ConvGeometry {
+    int in, filter, out, bias;  // tensor indices; bias -1 when absent
+    bool depthwise;
     int stride_w, stride_h, dil_w, dil_h;
     ActivationFunctionType act;
+    Dims4 id, fd, od;
+    int pad_h, pad_w;
+    int multiplier;  // depthwise: output channels per input channel
+  };
+
+  ConvGeometry ConvolutionGeometry(const fb::OperatorT& op, bool depthwise) const {
+    ConvGeometry c{};
+    c.in = In(op, 0), c.filter = In(op, 1), c.out = Out(op);
+    c.bias = HasIn(op, 2) ? In(op, 2) : -1;
+    c.depthwise = depthwise;
+    Padding padding;
     if (depthwise) {
       const auto* o = op.builtin_options.AsDepthwiseConv2DOptions();
       if (!o) Fail("no DepthwiseConv2DOptions");
-      padding = o->padding, stride_w = o->stride_w, stride_h = o->stride_h;
-      dil_w = o->dilation_w_factor, dil_h = o->dilation_h_factor,
-      act = o->fused_activation_function;
+      padding = o->padding, c.stride_w = o->stride_w, c.stride_h = o->stride_h;
+      c.dil_w = o->dilation_w_factor, c.dil_h = o->dilation_h_factor,
+      c.act = o->fused_activation_function;
     } else {
       const auto* o = op.builtin_options.AsConv2DOptions();
       if (!o) Fail("no Conv2DOptions");
-      padding = o->padding, stride_w = o->stride_w, stride_h = o->stride_h;
-      dil_w = o->dilation_w_factor, dil_h = o->dilation_h_factor,
-      act = o->fused_activation_function;
+      padding = o->padding, c.stride_w = o->stride_w, c.stride_h = o->stride_h;
+      c.dil_w = o->dilation_w_factor, c.dil_h = o->dilation_h_factor,
+      c.act = o->fused_activation_function;
     }
-    if (stride_w < 1 || stride_h < 1 || dil_w < 1 || dil_h < 1) Fail("stride or dilation below 1");
-    const Dims4 id = Dims(in), fd = Dims(filter), od = Dims(out);
+    if (c.stride_w < 1 || c.stride_h < 1 || c.dil_w < 1 || c.dil_h < 1)
+      Fail("stride or dilation below 1");
+    c.id = Dims(c.in), c.fd = Dims(c.filter), c.od = Dims(c.out);
+    const Dims4 &id = c.id, &fd = c.fd, &od = c.od;
     if (od.n != id.n) Fail("batch of output and input differ");
-    const int kh = fd.h, kw = fd.w;
     if (depthwise) {
       if (fd.n != 1 || fd.c != od.c || id.c == 0 || od.c % id.c != 0)
         Fail("depthwise filter and channels do not match");
     } else if (fd.n != od.c || fd.c != id.c) {
       throw Unsupported{"grouped convolution (filter channels differ from input channels)"};
     }
-    if (od.h != OutputSize(padding, id.h, kh, stride_h, dil_h) ||
-        od.w != OutputSize(padding, id.w, kw, stride_w, dil_w))
+    if (od.h != OutputSize(padding, id.h, fd.h, c.stride_h, c.dil_h) ||
+        od.w != OutputSize(padding, id.w, fd.w, c.stride_w, c.dil_w))
       Fail("the output shape does not follow from the input, filter and padding");
-    const int pad_h = PaddingBefore(padding, id.h, kh, stride_h, dil_h, od.h);
-    const int pad_w = PaddingBefore(padding, id.w, kw, stride_w, dil_w, od.w);
-    const int multiplier = depthwise ? od.c / id.c : 1;
-    if (has_bias && Elements(bias) != static_cast<std::size_t>(od.c)) Fail("bias size");
+    c.pad_h = PaddingBefore(padding, id.h, fd.h, c.stride_h, c.dil_h, od.h);
+    c.pad_w = PaddingBefore(padding, id.w, fd.w, c.stride_w, c.dil_w, od.w);
+    c.multiplier = depthwise ? od.c / id.c : 1;
+    if (c.bias >= 0 && Elements(c.bias) != static_cast<std::size_t>(od.c)) Fail("bias size");
+    return c;
+  }
 
-    // One output element: the sum over the window in the kernel's loop order.
-    const auto window = [&](auto&& accumulate, int b, int oy, int ox, int oc) {
-      const int y0 = oy * stride_h - pad_h, x0 = ox * stride_w - pad_w;
-      for (int ky = 0; ky < kh; ++ky) {
-        const int iy = y0 + dil_h * ky;
-        for (int kx = 0; kx < kw; ++kx) {
-          const int ix = x0 + dil_w * kx;
-          if (iy < 0 || iy >= id.h || ix < 0 || ix >= id.w) continue;
-          if (depthwise) {
-            const int ic = oc / multiplier;
-            accumulate(id.Index(b, iy, ix, ic), fd.Index(0, ky, kx, oc));
-          } else {
-            for (int ic = 0; ic < id.c; ++ic)
-              accumulate(id.Index(b, iy, ix, ic), fd.Index(oc, ky, kx, ic));
-          }
+  // One output element: `accumulate(input index, filter index)` over the window, in the
+  // kernel's loop order. Depthwise kernels walk input channel then multiplier: the same
+  // oc order.
+  template <typename Accumulate>
+  static void ForEachTap(const ConvGeometry& c, Accumulate&& accumulate, int b, int oy, int ox,
+                         int oc) {
+    const int y0 = oy * c.stride_h - c.pad_h, x0 = ox * c.stride_w - c.pad_w;
+    for (int ky = 0; ky < c.fd.h; ++ky) {
+      const int iy = y0 + c.dil_h * ky;
+      for (int kx = 0; kx < c.fd.w; ++kx) {
+        const int ix = x0 + c.dil_w * kx;
+        if (iy < 0 || iy >= c.id.h || ix < 0 || ix >= c.id.w) continue;
+        if (c.depthwise) {
+          const int ic = oc / c.multiplier;
+          accumulate(c.id.Index(b, iy, ix, ic), c.fd.Index(0, ky, kx, oc));
+        } else {
+          for (int ic = 0; ic < c.id.c; ++ic)
+            accumulate(c.id.Index(b, iy, ix, ic), c.fd.Index(oc, ky, kx, ic));
         }
       }
-    };
-    // Depthwise kernels walk input channel then multiplier: the same oc order.
-    if (TypeOf(in) == TensorType::FLOAT32) {
-      NeedType(filter, TensorType::FLOAT32);
-      NeedType(out, TensorType::FLOAT32);
-      const auto x = AsVector<float>(Data(in)), w = AsVector<float>(Data(filter));
-      const auto bv = has_bias ? AsVector<float>(Data(bias)) : std::vector<float>(od.c, 0.0f);
-      const RealRange r = FloatActivation(act);
-      std::vector<float> y(Elements(out));
-      for (int b = 0; b < od.n; ++b)
-        for (int oy = 0; oy < od.h; ++oy)
-          for (int ox = 0; ox < od.w; ++ox)
-            for (int oc = 0; oc < od.c; ++oc) {
-              float total = 0.0f;
-              window([&](int xi, int wi) { total += x[xi] * w[wi]; }, b, oy, ox, oc);
-              y[od.Index(b, oy, ox, oc)] = std::min(std::max(total + bv[oc], r.min), r.max);
-            }
-      return Store(out, AsBytes(y));
     }
-    if (!IsQuantized(in)) throw Unsupported{"input types other than float32, int8, uint8"};
-    NeedType(filter, TypeOf(in));
-    NeedType(out, TypeOf(in));
-    if (has_bias) NeedType(bias, TensorType::INT32);
-    const auto& fq = T(filter).quantization;
+  }
+
+  void Convolution(const fb::OperatorT& op, bool depthwise) {
+    const ConvGeometry c = ConvolutionGeometry(op, depthwise);
+    if (TypeOf(c.in) == TensorType::FLOAT32) return FloatConvolution(c);
+    if (!IsQuantized(c.in)) throw Unsupported{"input types other than float32, int8, uint8"};
+    QuantizedConvolution(c);
+  }
+
+  void FloatConvolution(const ConvGeometry& c) {
+    NeedType(c.filter, TensorType::FLOAT32);
+    NeedType(c.out, TensorType::FLOAT32);
+    const Dims4& od = c.od;
+    const auto x = AsVector<float>(Data(c.in)), w = AsVector<float>(Data(c.filter));
+    const auto bv = c.bias >= 0 ? AsVector<float>(Data(c.bias)) : std::vector<float>(od.c, 0.0f);
+    const RealRange r = FloatActivation(c.act);
+    std::vector<float> y(Elements(c.out));
+    for (int b = 0; b < od.n; ++b)
+      for (int oy = 0; oy < od.h; ++oy)
+        for (int ox = 0; ox < od.w; ++ox)
+          for (int oc = 0; oc < od.c; ++oc) {
+            float total = 0.0f;
+            ForEachTap(
+                c, [&](int xi, int wi) { total += x[xi] * w[wi]; }, b, oy, ox, oc);
+            y[od.Index(b, oy, ox, oc)] = std::min(std::max(total + bv[oc], r.min), r.max);
+          }
+    Store(c.out, AsBytes(y));
+  }
+
+  // Per output channel, the multiplier from the accumulator's scale to the output's.
+  std::vector<rewrite::QuantizedMultiplier> OutputMultipliers(const ConvGeometry& c) const {
+    const auto& fq = T(c.filter).quantization;
     if (!fq || fq->scale.empty()) Fail("the filter has no scales");
-    if (fq->scale.size() != 1 && fq->scale.size() != static_cast<std::size_t>(od.c))
+    if (fq->scale.size() != 1 && fq->scale.size() != static_cast<std::size_t>(c.od.c))
       Fail("the filter's per-channel scales do not match the output channels");
-    const float in_scale = Scale(in), out_scale = Scale(out);
-    const std::int32_t in_offset = -ZeroPoint(in), out_offset = ZeroPoint(out);
-    std::vector<rewrite::QuantizedMultiplier> scale_of(static_cast<std::size_t>(od.c));
-    for (int oc = 0; oc < od.c; ++oc) {
+    const float in_scale = Scale(c.in), out_scale = Scale(c.out);
+    std::vector<rewrite::QuantizedMultiplier> scale_of(static_cast<std::size_t>(c.od.c));
+    for (int oc = 0; oc < c.od.c; ++oc) {
       const double filter_scale = fq->scale[fq->scale.size() == 1 ? 0 : oc];
       scale_of[oc] = rewrite::QuantizeMultiplier(static_cast<double>(in_scale) * filter_scale /
                                                  static_cast<double>(out_scale));
     }
-    const IntRange r = ActivationOf(act, out);
+    return scale_of;
+  }
+
+  void QuantizedConvolution(const ConvGeometry& c) {
+    NeedType(c.filter, TypeOf(c.in));
+    NeedType(c.out, TypeOf(c.in));
+    const bool has_bias = c.bias >= 0;
+    if (has_bias) NeedType(c.bias, TensorType::INT32);
+    const std::vector<rewrite::QuantizedMultiplier> scale_of = OutputMultipliers(c);
+    const std::int32_t in_offset = -ZeroPoint(c.in), out_offset = ZeroPoint(c.out);
+    const IntRange r = ActivationOf(c.act, c.out);
     // int8 filters are symmetric (zero point 0); uint8 ones carry an offset.
-    const std::int32_t filter_offset = -ZeroPoint(filter);
-    const auto x = QuantValues(in), w = QuantValues(filter);
-    const auto bv = has_bias ? AsVector<std::int32_t>(Data(bias)) : std::vector<std::int32_t>();
-    std::vector<std::int32_t> y(Elements(out));
+    const std::int32_t filter_offset = -ZeroPoint(c.filter);
+    const auto x = QuantValues(c.in), w = QuantValues(c.filter);
+    const auto bv = has_bias ? AsVector<std::int32_t>(Data(c.bias)) : std::vector<std::int32_t>();
+    const Dims4& od = c.od;
+    std::vector<std::int32_t> y(Elements(c.out));
     for (int b = 0; b < od.n; ++b)
       for (int oy = 0; oy < od.h; ++oy)
         for (int ox = 0; ox < od.w; ++ox)
           for (int oc = 0; oc < od.c; ++oc) {
             std::int32_t acc = 0;
-            window([&](int xi, int wi) { acc += (x[xi] + in_offset) * (w[wi] + filter_offset); }, b,
-                   oy, ox, oc);
+            ForEachTap(
+                c, [&](int xi, int wi) { acc += (x[xi] + in_offset) * (w[wi] + filter_offset); }, b,
+                oy, ox, oc);
             if (has_bias) acc += bv[oc];
             acc = rewrite::MultiplyByQuantizedMultiplier(acc, scale_of[oc]) + out_offset;
             y[od.Index(b, oy, ox, oc)] = std::clamp(acc, r.min, r.max);
           }
-    Store(out, QuantBytes(y));
+    Store(c.out, QuantBytes(y));
   }
 
   void Pool(const fb::OperatorT& op, bool max) {

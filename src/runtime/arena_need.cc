@@ -4,7 +4,7 @@
 
 #include <memory>
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 ArenaState ArenaState::Of(const Arena& arena) {
   return {arena.capacity(), arena.PersistentUsedBytes(), arena.reserved_head_bytes(),
@@ -67,7 +67,7 @@ std::string ExplainArenaNeed(const InterpreterState& like, const ArenaState& bef
       before.alignment);
 }
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime
 
 namespace memplan {
 
@@ -75,9 +75,9 @@ ArenaRequirement MeasureArena(const Graph& graph, const KernelRegistry& kernels,
                               const InterpreterOptions& options,
                               const Preallocations& preallocated) {
   Arena none{std::span<std::byte>{}};
-  detail::InterpreterState like(graph, none, kernels, options);
+  runtime::InterpreterState like(graph, none, kernels, options);
   like.preallocated = preallocated;
-  const auto need = detail::MeasureArenaNeed(like, detail::ArenaState::Of(none));
+  const auto need = runtime::MeasureArenaNeed(like, runtime::ArenaState::Of(none));
   if (!need)
     throw InputError(fmt::format("{}: no arena up to 2^44 bytes holds this model", graph.source));
   return *need;

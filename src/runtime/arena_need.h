@@ -8,7 +8,7 @@
 #include "memplan/arena.h"
 #include "src/runtime/interpreter_state.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 // What a shared arena already held before a model was loaded into it.
 struct ArenaState {
@@ -30,4 +30,4 @@ std::optional<ArenaNeed> MeasureArenaNeed(const InterpreterState& like, const Ar
 // What to add to TFLM's words when a load failed: the size that would suffice.
 std::string ExplainArenaNeed(const InterpreterState& like, const ArenaState& before);
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 // splitmix64's finalizer: a good 64-bit mixer.
 inline std::uint64_t Mix64(std::uint64_t x) {
@@ -68,4 +68,4 @@ inline void FillStream(std::span<std::byte> out, std::uint64_t seed) {
   }
 }
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

@@ -12,7 +12,7 @@
 
 namespace memplan {
 
-namespace detail {
+namespace runtime {
 
 TensorRef InterpreterState::RefOf(std::size_t g) const {
   const auto& base = scopes.tensor_base;
@@ -39,12 +39,12 @@ void InterpreterState::RunSubgraph(std::int32_t subgraph) {
   }
 }
 
-}  // namespace detail
+}  // namespace runtime
 
 Interpreter::Interpreter(const Graph& graph, Arena& arena, const KernelRegistry& kernels,
                          InterpreterOptions options)
     : state_(
-          std::make_unique<detail::InterpreterState>(graph, arena, kernels, std::move(options))) {}
+          std::make_unique<runtime::InterpreterState>(graph, arena, kernels, std::move(options))) {}
 
 Interpreter::~Interpreter() = default;
 
@@ -80,7 +80,7 @@ void Interpreter::RegisterPreallocatedTensor(TensorRef ref, std::span<std::byte>
   if (buffer.size() < *tensor.bytes)
     throw UsageError(fmt::format("{}: the buffer for {} has {} bytes; the tensor needs {}",
                                  graph.source, label, buffer.size(), *tensor.bytes));
-  const auto& offline = detail::EffectiveOfflineOffsets(graph, s.options);
+  const auto& offline = runtime::EffectiveOfflineOffsets(graph, s.options);
   if (s.options.offline != OfflinePlanUse::kIgnore && !offline.empty()) {
     std::size_t g = static_cast<std::size_t>(ref.tensor);
     for (std::int32_t i = 0; i < ref.subgraph; ++i) g += graph.subgraphs[i].tensors.size();
@@ -102,11 +102,11 @@ void Interpreter::AllocateTensors() {
   if (s.allocation_started)
     throw UsageError("AllocateTensors() failed before; make a new Interpreter and Arena");
   s.allocation_started = true;
-  const detail::ArenaState before = detail::ArenaState::Of(s.arena);
+  const runtime::ArenaState before = runtime::ArenaState::Of(s.arena);
   try {
     s.Allocate();
   } catch (const ArenaTooSmall& e) {
-    throw ArenaTooSmall(e, detail::ExplainArenaNeed(s, before));
+    throw ArenaTooSmall(e, runtime::ExplainArenaNeed(s, before));
   }
   s.allocated = true;
 }
@@ -126,7 +126,7 @@ std::uint64_t Interpreter::invocations() const {
 
 namespace {
 
-void RequireAllocated(const detail::InterpreterState& s) {
+void RequireAllocated(const runtime::InterpreterState& s) {
   if (!s.allocated) throw UsageError("call AllocateTensors() first");
 }
 

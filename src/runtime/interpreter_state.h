@@ -12,7 +12,7 @@
 #include "memplan/runtime.h"
 #include "src/runtime/scopes.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 // One tensor at run time (TFLM's TfLiteEvalTensor). Lives in the tail.
 struct EvalTensor {
@@ -129,4 +129,4 @@ struct InterpreterState {
   TensorRef RefOf(std::size_t g) const;
 };
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

@@ -9,7 +9,7 @@
 #include "memplan/error.h"
 #include "src/runtime/interpreter_state.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 namespace {
 
@@ -144,4 +144,4 @@ void InterpreterState::FinishModelAllocation() {
     }
 }
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

@@ -69,12 +69,12 @@ void* OpContext::AllocatePersistent(std::size_t bytes, std::size_t alignment) {
 
 int OpContext::RequestScratch(std::size_t bytes) {
   RequirePhase(phase_ == Phase::kPrepare, "RequestScratch() is for prepare");
-  if (static_cast<std::size_t>(node_.scratch_count) >= detail::kMaxScratchPerOp)
+  if (static_cast<std::size_t>(node_.scratch_count) >= runtime::kMaxScratchPerOp)
     throw UsageError(
         fmt::format("op {} ({}): Scratch buffer request exceeds limit per operator ({})",
-                    node_.node, node_.op->type, detail::kMaxScratchPerOp));
+                    node_.node, node_.op->type, runtime::kMaxScratchPerOp));
   std::construct_at(state_.requests + state_.scratch_count,
-                    detail::ScratchRequest{bytes, node_.node, 0});
+                    runtime::ScratchRequest{bytes, node_.node, 0});
   state_.scratch_node.push_back(node_.node);
   ++state_.scratch_count;
   return node_.scratch_count++;
@@ -87,7 +87,7 @@ int OpContext::num_scratch() const {
 std::span<std::byte> OpContext::Scratch(int index) const {
   RequirePhase(phase_ == Phase::kEval, "Scratch() is for eval");
   RequirePhase(index >= 0 && index < node_.scratch_count, "scratch index out of range");
-  const detail::ScratchHandle& h = state_.scratch[node_.first_scratch + index];
+  const runtime::ScratchHandle& h = state_.scratch[node_.first_scratch + index];
   return {h.data, static_cast<std::size_t>(h.bytes)};
 }
 

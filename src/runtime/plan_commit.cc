@@ -15,7 +15,7 @@
 #include "memplan/offsets.h"
 #include "src/runtime/interpreter_state.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 namespace {
 
@@ -130,36 +130,41 @@ PlannedBuffers PlanBuffers(const InterpreterState& state, const PlanInput& in) {
   return {std::move(plan), std::move(merged.shares)};
 }
 
-}  // namespace
+// The scratch handles, in the tail, each with the size its op asked for.
+void AllocateScratchHandles(InterpreterState& state) {
+  state.scratch = nullptr;
+  if (state.scratch_count == 0) return;
+  std::byte* memory = state.arena.AllocatePersistent(sizeof(ScratchHandle) * state.scratch_count,
+                                                     16, ArenaAllocation::kPersistentBufferData);
+  state.scratch = reinterpret_cast<ScratchHandle*>(memory);
+  for (std::size_t k = 0; k < state.scratch_count; ++k)
+    std::construct_at(state.scratch + k, ScratchHandle{nullptr, state.requests[k].bytes});
+}
 
-void InterpreterState::CommitPlan() {
-  const std::size_t n_tensors = TensorCount();
-  const auto* offline = OfflineOffsets(*this);
-
-  scratch = nullptr;
-  if (scratch_count > 0) {
-    std::byte* memory = arena.AllocatePersistent(sizeof(ScratchHandle) * scratch_count, 16,
-                                                 ArenaAllocation::kPersistentBufferData);
-    scratch = reinterpret_cast<ScratchHandle*>(memory);
-    for (std::size_t k = 0; k < scratch_count; ++k)
-      std::construct_at(scratch + k, ScratchHandle{nullptr, requests[k].bytes});
-  }
-
-  // Variables without an offline offset live in the tail for the model's whole life.
-  std::vector<bool> is_preallocated(n_tensors, false);
-  for (const auto& [ref, buffer] : preallocated)
-    is_preallocated[scopes.tensor_base[ref.subgraph] + ref.tensor] = true;
-  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s)
-    for (std::int32_t t = 0; t < subgraphs[s].tensor_count; ++t) {
-      EvalTensor& e = subgraphs[s].tensors[t];
-      const std::size_t g = scopes.tensor_base[s] + t;
+// Variables without an offline offset live in the tail for the model's whole life.
+void AllocateTailVariables(InterpreterState& state, const std::vector<std::int64_t>* offline) {
+  for (std::size_t s = 0; s < state.graph.subgraphs.size(); ++s)
+    for (std::int32_t t = 0; t < state.subgraphs[s].tensor_count; ++t) {
+      EvalTensor& e = state.subgraphs[s].tensors[t];
+      const std::size_t g = state.scopes.tensor_base[s] + t;
       if (!e.tensor->is_variable || e.bytes == 0 || (offline && (*offline)[g] >= 0)) continue;
-      e.data = arena.AllocatePersistent(e.bytes, arena.alignment(),
-                                        ArenaAllocation::kVariableBufferData);
-      ++stats.tail_variables;
-      stats.variable_bytes += e.bytes;
+      e.data = state.arena.AllocatePersistent(e.bytes, state.arena.alignment(),
+                                              ArenaAllocation::kVariableBufferData);
+      ++state.stats.tail_variables;
+      state.stats.variable_bytes += e.bytes;
     }
+}
 
+// Which global tensor indices the application preallocated.
+std::vector<bool> PreallocatedTensors(const InterpreterState& state) {
+  std::vector<bool> is_preallocated(state.TensorCount(), false);
+  for (const auto& [ref, buffer] : state.preallocated)
+    is_preallocated[state.scopes.tensor_base[ref.subgraph] + ref.tensor] = true;
+  return is_preallocated;
+}
+
+// An op's intermediate tensor with a size is refused, as TFLM refuses it.
+void RefuseSizedIntermediates(const Graph& graph) {
   for (const Subgraph& sg : graph.subgraphs)
     for (const Operator& op : sg.ops)
       for (std::int32_t t : op.intermediates)
@@ -168,89 +173,127 @@ void InterpreterState::CommitPlan() {
               fmt::format("{}: Does not support intermediate tensor with non-zero "
                           "size: {} (tensor '{}' of op {})",
                           graph.source, *sg.tensors[t].bytes, sg.tensors[t].name, op.type));
+}
 
-  // The allocation-info array, in temp as in TFLM.
-  const std::size_t n_entries = n_tensors + scratch_count;
-  std::byte* info_memory =
-      arena.AllocateTemp(std::max<std::size_t>(1, n_entries) * sizeof(AllocationInfo), 16);
-  auto* infos = reinterpret_cast<AllocationInfo*>(info_memory);
-  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s)
-    for (std::int32_t t = 0; t < subgraphs[s].tensor_count; ++t) {
-      EvalTensor& e = subgraphs[s].tensors[t];
-      const std::size_t g = scopes.tensor_base[s] + t;
+// Fills the allocation-info entries of the tensors (global tensor index order).
+void FillTensorInfos(InterpreterState& state, const std::vector<std::int64_t>* offline,
+                     AllocationInfo* infos) {
+  for (std::size_t s = 0; s < state.graph.subgraphs.size(); ++s)
+    for (std::int32_t t = 0; t < state.subgraphs[s].tensor_count; ++t) {
+      EvalTensor& e = state.subgraphs[s].tensors[t];
+      const std::size_t g = state.scopes.tensor_base[s] + t;
       AllocationInfo info;
       info.bytes = e.bytes;
       info.target = &e.data;
-      info.first = Narrow(*this, scopes.first[g], "scope");
-      info.last = Narrow(*this, scopes.last[g], "scope");
-      info.offline = offline ? Narrow(*this, (*offline)[g], "offline offset") : -1;
+      info.first = Narrow(state, state.scopes.first[g], "scope");
+      info.last = Narrow(state, state.scopes.last[g], "scope");
+      info.offline = offline ? Narrow(state, (*offline)[g], "offline offset") : -1;
       info.needs_allocating =
           e.data == nullptr && !e.tensor->is_constant && !e.tensor->is_variable && e.bytes != 0;
       if (e.tensor->is_variable && info.offline >= 0 && e.bytes != 0) info.needs_allocating = true;
       std::construct_at(infos + g, info);
     }
-  for (std::size_t s = 0; s < graph.subgraphs.size(); ++s)
-    for (std::int32_t i = 0; i < subgraphs[s].op_count; ++i) {
-      const NodeAndKernel& node = subgraphs[s].nodes[i];
+}
+
+// Fills the allocation-info entries of the scratch buffers, after the tensors'.
+void FillScratchInfos(InterpreterState& state, AllocationInfo* infos) {
+  const std::size_t n_tensors = state.TensorCount();
+  for (std::size_t s = 0; s < state.graph.subgraphs.size(); ++s)
+    for (std::int32_t i = 0; i < state.subgraphs[s].op_count; ++i) {
+      const NodeAndKernel& node = state.subgraphs[s].nodes[i];
       for (std::int32_t k = 0; k < node.scratch_count; ++k) {
         AllocationInfo info;
-        info.bytes = scratch[node.first_scratch + k].bytes;
-        info.target = &scratch[node.first_scratch + k].data;
-        info.first = Narrow(*this, scopes.op_first[node.node], "scope");
-        info.last = Narrow(*this, scopes.op_last[node.node], "scope");
+        info.bytes = state.scratch[node.first_scratch + k].bytes;
+        info.target = &state.scratch[node.first_scratch + k].data;
+        info.first = Narrow(state, state.scopes.op_first[node.node], "scope");
+        info.last = Narrow(state, state.scopes.op_last[node.node], "scope");
         info.needs_allocating = true;
         std::construct_at(infos + n_tensors + node.first_scratch + k, info);
       }
     }
-  const std::span<const AllocationInfo> entries(infos, n_entries);
-  for (std::size_t g = 0; g < n_tensors; ++g)
+}
+
+void CheckOfflineAlignment(const InterpreterState& state, const AllocationInfo* infos) {
+  for (std::size_t g = 0; g < state.TensorCount(); ++g)
     if (infos[g].needs_allocating && infos[g].offline >= 0 &&
-        static_cast<Bytes>(infos[g].offline) % arena.alignment() != 0) {
-      const TensorRef ref = RefOf(g);
+        static_cast<Bytes>(infos[g].offline) % state.arena.alignment() != 0) {
+      const TensorRef ref = state.RefOf(g);
       throw InputError(
           fmt::format("{}: offline offset {} of tensor {} '{}' (subgraph {}) is not "
                       "a multiple of the arena alignment {}",
-                      graph.source, infos[g].offline, ref.tensor, Eval(ref).tensor->name,
-                      ref.subgraph, arena.alignment()));
+                      state.graph.source, infos[g].offline, ref.tensor,
+                      state.Eval(ref).tensor->name, ref.subgraph, state.arena.alignment()));
     }
+}
 
-  PlanInput in = BuildProblem(*this, entries, is_preallocated, false);
-  // The planner's working memory, as TFLM's greedy planner takes it from the arena.
-  std::byte* planner_memory =
-      arena.AllocateTemp(std::max<Bytes>(1, kPlannerBytesPerBuffer * in.problem.size()), 16);
-
-  if (options.unchecked_plan) {
-    if (options.unchecked_plan->offsets.size() != in.problem.size())
+// The plan of `in`: the unchecked one the options give, or the strategy's (verified).
+void ChoosePlan(InterpreterState& state, const PlanInput& in) {
+  const InterpreterOptions& o = state.options;
+  if (o.unchecked_plan) {
+    if (o.unchecked_plan->offsets.size() != in.problem.size())
       throw UsageError(fmt::format("the unchecked plan has {} offsets for {} buffers",
-                                   options.unchecked_plan->offsets.size(), in.problem.size()));
-    plan = *options.unchecked_plan;
-    plan.arena_bytes = ArenaBytes(in.problem, plan.offsets);
-  } else {
-    PlannedBuffers planned = PlanBuffers(*this, in);
-    plan = std::move(planned.plan);
-    shares = std::move(planned.shares);
-    if (options.inplace) {
-      stats.inplace_shares = shares.size();
-      stats.head_without_inplace = PlanOffsets(in.problem, options.strategy).arena_bytes;
-    }
+                                   o.unchecked_plan->offsets.size(), in.problem.size()));
+    state.plan = *o.unchecked_plan;
+    state.plan.arena_bytes = ArenaBytes(in.problem, state.plan.offsets);
+    return;
   }
-  for (std::size_t r = 0; r < in.entries.size(); ++r)
-    *infos[in.entries[r]].target = arena.head_start() + plan.offsets[r];
+  PlannedBuffers planned = PlanBuffers(state, in);
+  state.plan = std::move(planned.plan);
+  state.shares = std::move(planned.shares);
+  if (o.inplace) {
+    state.stats.inplace_shares = state.shares.size();
+    state.stats.head_without_inplace = PlanOffsets(in.problem, o.strategy).arena_bytes;
+  }
+}
 
-  stats.head_bytes = plan.arena_bytes;
+// The figures of the committed plan; with preallocated tensors, also what the head would
+// need with them in the arena (planned on the host).
+void CountPlanStats(InterpreterState& state, const PlanInput& in,
+                    std::span<const AllocationInfo> entries,
+                    const std::vector<bool>& is_preallocated) {
+  InterpreterStats& stats = state.stats;
+  stats.head_bytes = state.plan.arena_bytes;
   stats.planned_buffers = in.problem.size();
   for (const PlannedBuffer& b : in.buffers) {
     stats.scratch_buffers += b.scratch_op >= 0 ? 1 : 0;
     stats.offline_buffers += b.offline ? 1 : 0;
   }
-  stats.preallocated = preallocated.size();
-  if (!preallocated.empty()) {
-    for (const auto& [ref, buffer] : preallocated) stats.preallocated_bytes += Eval(ref).bytes;
-    // What the plan would need with those tensors in the arena (planned on the host).
-    const PlanInput without = BuildProblem(*this, entries, is_preallocated, true);
-    stats.head_without_preallocation =
-        options.unchecked_plan ? 0 : PlanBuffers(*this, without).plan.arena_bytes;
-  }
+  stats.preallocated = state.preallocated.size();
+  if (state.preallocated.empty()) return;
+  for (const auto& [ref, buffer] : state.preallocated)
+    stats.preallocated_bytes += state.Eval(ref).bytes;
+  const PlanInput without = BuildProblem(state, entries, is_preallocated, true);
+  stats.head_without_preallocation =
+      state.options.unchecked_plan ? 0 : PlanBuffers(state, without).plan.arena_bytes;
+}
+
+}  // namespace
+
+void InterpreterState::CommitPlan() {
+  const auto* offline = OfflineOffsets(*this);
+  AllocateScratchHandles(*this);
+  const std::vector<bool> is_preallocated = PreallocatedTensors(*this);
+  AllocateTailVariables(*this, offline);
+  RefuseSizedIntermediates(graph);
+
+  // The allocation-info array, in temp as in TFLM.
+  const std::size_t n_entries = TensorCount() + scratch_count;
+  std::byte* info_memory =
+      arena.AllocateTemp(std::max<std::size_t>(1, n_entries) * sizeof(AllocationInfo), 16);
+  auto* infos = reinterpret_cast<AllocationInfo*>(info_memory);
+  FillTensorInfos(*this, offline, infos);
+  FillScratchInfos(*this, infos);
+  const std::span<const AllocationInfo> entries(infos, n_entries);
+  CheckOfflineAlignment(*this, infos);
+
+  PlanInput in = BuildProblem(*this, entries, is_preallocated, false);
+  // The planner's working memory, as TFLM's greedy planner takes it from the arena.
+  std::byte* planner_memory =
+      arena.AllocateTemp(std::max<Bytes>(1, kPlannerBytesPerBuffer * in.problem.size()), 16);
+  ChoosePlan(*this, in);
+  for (std::size_t r = 0; r < in.entries.size(); ++r)
+    *infos[in.entries[r]].target = arena.head_start() + plan.offsets[r];
+  CountPlanStats(*this, in, entries, is_preallocated);
   problem = std::move(in.problem);
   buffers = std::move(in.buffers);
 
@@ -260,4 +303,4 @@ void InterpreterState::CommitPlan() {
   arena.ReserveHead(plan.arena_bytes);
 }
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

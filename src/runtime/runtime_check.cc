@@ -11,10 +11,10 @@ namespace memplan {
 
 void FillExternalTensors(Interpreter& interpreter, std::uint64_t invocation) {
   for (const TensorRef& ref : interpreter.ExternalTensors()) {
-    const std::uint64_t seed = detail::Mix64((static_cast<std::uint64_t>(ref.subgraph) << 40) ^
-                                             (static_cast<std::uint64_t>(ref.tensor) << 8) ^
-                                             detail::Mix64(invocation + 0x77));
-    detail::FillStream(interpreter.TensorData(ref), seed);
+    const std::uint64_t seed = runtime::Mix64((static_cast<std::uint64_t>(ref.subgraph) << 40) ^
+                                              (static_cast<std::uint64_t>(ref.tensor) << 8) ^
+                                              runtime::Mix64(invocation + 0x77));
+    runtime::FillStream(interpreter.TensorData(ref), seed);
   }
 }
 

@@ -4,7 +4,7 @@
 
 #include "memplan/error.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 namespace {
 
@@ -116,4 +116,4 @@ Scopes MarkScopes(const Graph& graph) {
   return scopes;
 }
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

@@ -9,7 +9,7 @@
 
 #include "memplan/graph.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 struct Scopes {
   std::vector<std::size_t> tensor_base;  // global index of each subgraph's tensor 0
@@ -23,4 +23,4 @@ struct Scopes {
 // Checks the graph's indices (InputError naming the op and tensor) and marks scopes.
 Scopes MarkScopes(const Graph& graph);
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

@@ -17,7 +17,7 @@
 #include "src/runtime/hash_stream.h"
 #include "src/runtime/verify_kernels.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 namespace {
 
@@ -152,4 +152,4 @@ void EvalElementwise(OpContext& context) {
   }
 }
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

@@ -24,12 +24,12 @@
 
 namespace memplan {
 
-namespace detail {
+namespace runtime {
 
 void* InitVerify(OpContext& context) {
   auto* data = static_cast<VerifyOpData*>(context.AllocatePersistent(sizeof(VerifyOpData)));
   data->seed = Mix64(static_cast<std::uint64_t>(context.node_index()) * 0x100000001b3ULL ^
-                     detail::HashText(context.op().type));
+                     runtime::HashText(context.op().type));
   return data;
 }
 
@@ -122,11 +122,11 @@ void EvalEthosU(OpContext& context) {
 
 }  // namespace
 
-}  // namespace detail
+}  // namespace runtime
 
 namespace {
 
-using detail::InitVerify;
+using runtime::InitVerify;
 
 void EvalNothing(OpContext&) {}
 
@@ -219,7 +219,7 @@ KernelRegistry MakeRegistry(void (*eval)(OpContext&), const char* prefix) {
 // Every op type a built-in in-place rule set names gets the kernel of its kind, in every
 // layout, whatever set a run uses: the naive layout must compute the same bytes.
 KernelRegistry MakeVerificationRegistry() {
-  KernelRegistry r = MakeRegistry(&detail::EvalVerifyGeneric, "verify");
+  KernelRegistry r = MakeRegistry(&runtime::EvalVerifyGeneric, "verify");
   std::map<std::string, ShareKind, std::less<>> kinds;
   for (const InPlaceRuleSet& set : InPlaceRuleSets())
     for (const InPlaceRule& rule : set.rules) {
@@ -232,9 +232,9 @@ KernelRegistry MakeVerificationRegistry() {
     }
   for (const auto& [op, kind] : kinds)
     r.Add(op, kind == ShareKind::kAlias
-                  ? Kernel{"verify/alias", &InitVerify, nullptr, &detail::EvalAlias}
-                  : Kernel{"verify/elementwise", &InitVerify, nullptr, &detail::EvalElementwise});
-  r.Add(std::string(kEthosUOp), {"verify/ethos-u", &InitVerify, nullptr, &detail::EvalEthosU});
+                  ? Kernel{"verify/alias", &InitVerify, nullptr, &runtime::EvalAlias}
+                  : Kernel{"verify/elementwise", &InitVerify, nullptr, &runtime::EvalElementwise});
+  r.Add(std::string(kEthosUOp), {"verify/ethos-u", &InitVerify, nullptr, &runtime::EvalEthosU});
   return r;
 }
 

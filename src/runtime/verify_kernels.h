@@ -6,7 +6,7 @@
 
 #include "memplan/kernel.h"
 
-namespace memplan::detail {
+namespace memplan::runtime {
 
 struct VerifyOpData {
   std::uint64_t seed = 0;  // op identity: node index and op type
@@ -28,4 +28,4 @@ void EvalAlias(OpContext& context);
 // generic kernel where the op is not shaped for it.
 void EvalElementwise(OpContext& context);
 
-}  // namespace memplan::detail
+}  // namespace memplan::runtime

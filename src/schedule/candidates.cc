@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 namespace {
 
@@ -135,4 +135,4 @@ std::vector<std::int32_t> DepthFirstOrder(const TensorGraph& g, bool by_need) {
   return order;
 }
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

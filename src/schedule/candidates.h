@@ -7,7 +7,7 @@
 
 #include "src/schedule/tensor_graph.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 // XLA's list scheduler: among ready ops, the one freeing the most bytes net of what it
 // creates; ties to the earlier op in the file.
@@ -18,4 +18,4 @@ std::vector<std::int32_t> ListOrder(const TensorGraph& g);
 // otherwise inputs in their order.
 std::vector<std::int32_t> DepthFirstOrder(const TensorGraph& g, bool by_need);
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 namespace {
 
@@ -244,19 +244,13 @@ void Truncate(Layer& layer, std::size_t words, std::size_t width) {
   layer = std::move(kept);
 }
 
-}  // namespace
-
-SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
-                            const SearchLimits& limits) {
-  const Segment seg = Prepare(g, task);
+// The first layer: the empty set, with the ops that have no predecessor ready.
+Layer FirstLayer(const Segment& seg, Bytes live_before) {
   const std::size_t W = seg.words;
-  SegmentResult result;
-  // history[k]: (parent, op) of every state of layer k+1.
-  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> history;
   Layer layer;
   layer.keys.assign(W, 0);
   layer.peak.push_back(0);
-  layer.live.push_back(task.live_before);
+  layer.live.push_back(live_before);
   layer.parent.push_back(0);
   layer.op.push_back(0);
   for (std::uint32_t v = 0; v < seg.m; ++v)
@@ -264,76 +258,129 @@ SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
       layer.ready.push_back(v);
   layer.ready_start.push_back(static_cast<std::uint32_t>(layer.ready.size()));
   layer.bound_at.push_back(0);
-  std::size_t expansions = 0;
-  std::vector<Word> key(W);
-  std::vector<Step> steps;
-  std::vector<std::uint32_t> child_ready;
+  return layer;
+}
 
+// Extends the states of one layer by one op each, into the next layer. Keeps its scratch
+// vectors between states so that a layer allocates only what it keeps.
+class LayerExtender {
+ public:
+  LayerExtender(const Segment& seg, const SegmentTask& task)
+      : seg_(seg), task_(task), key_(seg.words) {}
+
+  // Adds to `next` the children of state `s` of `layer` (or lowers the peak of a child
+  // already there).
+  void Extend(const Layer& layer, std::size_t s, Layer& next, SetIndex& index) {
+    const Word* set = &layer.keys[s * seg_.words];
+    const std::span<const std::uint32_t> ready = layer.Ready(s);
+    steps_.clear();
+    for (const std::uint32_t v : ready)
+      steps_.push_back(Transition(seg_.ops[v], set, layer.live[s]));
+    // An op that raises neither the peak nor the live bytes can run first in some
+    // optimal completion: run only it.
+    std::size_t first = 0, last = ready.size();
+    for (std::size_t r = 0; r < ready.size(); ++r)
+      if (steps_[r].step <= layer.peak[s] && steps_[r].live <= layer.live[s]) {
+        first = r, last = r + 1;
+        break;
+      }
+    for (std::size_t r = first; r < last; ++r) ExtendBy(layer, s, ready, r, next, index);
+  }
+
+ private:
+  void ExtendBy(const Layer& layer, std::size_t s, std::span<const std::uint32_t> ready,
+                std::size_t r, Layer& next, SetIndex& index) {
+    const std::size_t W = seg_.words;
+    const std::uint32_t v = ready[r];
+    const Bytes peak = std::max(layer.peak[s], steps_[r].step);
+    if (peak >= task_.budget) return;
+    const Word* set = &layer.keys[s * W];
+    std::copy(set, set + W, key_.begin());
+    key_[v / 64] |= Word{1} << (v % 64);
+    // The largest op-local bytes among the ops left bound every completion.
+    std::uint32_t bound_at = layer.bound_at[s];
+    while (bound_at < seg_.m && Has(key_.data(), seg_.by_op_local[bound_at])) ++bound_at;
+    if (bound_at < seg_.m && seg_.ops[seg_.by_op_local[bound_at]].op_local >= task_.budget) return;
+    const std::size_t hash = SetIndex::Hash(key_.data(), W);
+    const std::int64_t found = index.Find(key_.data(), hash);
+    if (found >= 0) {
+      const auto f = static_cast<std::size_t>(found);
+      if (peak < next.peak[f]) {
+        next.peak[f] = peak;
+        next.parent[f] = static_cast<std::uint32_t>(s);
+        next.op[f] = v;
+      }
+      return;
+    }
+    CollectChildReady(ready, v);
+    next.keys.insert(next.keys.end(), key_.begin(), key_.end());
+    next.peak.push_back(peak);
+    next.live.push_back(steps_[r].live);
+    next.parent.push_back(static_cast<std::uint32_t>(s));
+    next.op.push_back(v);
+    next.ready.insert(next.ready.end(), child_ready_.begin(), child_ready_.end());
+    next.ready_start.push_back(static_cast<std::uint32_t>(next.ready.size()));
+    next.bound_at.push_back(bound_at);
+    index.Insert(hash, static_cast<std::int64_t>(next.size() - 1));
+  }
+
+  // Ready after v (key_ holds the set with v): the others, and v's successors whose
+  // predecessors have all run.
+  void CollectChildReady(std::span<const std::uint32_t> ready, std::uint32_t v) {
+    const std::size_t W = seg_.words;
+    child_ready_.clear();
+    for (const std::uint32_t u : ready)
+      if (u != v) child_ready_.push_back(u);
+    for (const std::uint32_t u : seg_.succs[v]) {
+      const Word* p = &seg_.preds[u * W];
+      bool ok = true;
+      for (std::size_t w = 0; w < W && ok; ++w) ok = (p[w] & ~key_[w]) == 0;
+      if (ok) child_ready_.insert(std::upper_bound(child_ready_.begin(), child_ready_.end(), u), u);
+    }
+  }
+
+  const Segment& seg_;
+  const SegmentTask& task_;
+  std::vector<Word> key_;
+  std::vector<Step> steps_;
+  std::vector<std::uint32_t> child_ready_;
+};
+
+// (parent, op) of every state of each layer after the first.
+using History = std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>>;
+
+// The order that led to state 0 of the last layer, as graph op indices.
+std::vector<std::int32_t> Backtrack(const Segment& seg, const History& history) {
+  std::vector<std::int32_t> order(seg.m);
+  std::uint32_t s = 0;
+  for (std::size_t k = seg.m; k-- > 0;) {
+    const auto [parent, op] = history[k][s];
+    order[k] = seg.ops[op].op;
+    s = parent;
+  }
+  return order;
+}
+
+}  // namespace
+
+SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
+                            const SearchLimits& limits) {
+  const Segment seg = Prepare(g, task);
+  SegmentResult result;
+  History history;
+  Layer layer = FirstLayer(seg, task.live_before);
+  std::size_t expansions = 0;
+  LayerExtender extender(seg, task);
   for (std::size_t k = 0; k < seg.m; ++k) {
     Layer next;
-    SetIndex index(W, next);
+    SetIndex index(seg.words, next);
     for (std::size_t s = 0; s < layer.size(); ++s) {
       if (++expansions % 1024 == 0 && limits.beam_width == 0 && limits.deadline &&
           std::chrono::steady_clock::now() > *limits.deadline)
         return result;
-      const Word* set = &layer.keys[s * W];
-      const std::span<const std::uint32_t> ready = layer.Ready(s);
-      steps.clear();
-      for (const std::uint32_t v : ready)
-        steps.push_back(Transition(seg.ops[v], set, layer.live[s]));
-      // An op that raises neither the peak nor the live bytes can run first in some
-      // optimal completion: run only it.
-      std::size_t first = 0, last = ready.size();
-      for (std::size_t r = 0; r < ready.size(); ++r)
-        if (steps[r].step <= layer.peak[s] && steps[r].live <= layer.live[s]) {
-          first = r, last = r + 1;
-          break;
-        }
-      for (std::size_t r = first; r < last; ++r) {
-        const std::uint32_t v = ready[r];
-        const Bytes peak = std::max(layer.peak[s], steps[r].step);
-        if (peak >= task.budget) continue;
-        std::copy(set, set + W, key.begin());
-        key[v / 64] |= Word{1} << (v % 64);
-        // The largest op-local bytes among the ops left bound every completion.
-        std::uint32_t bound_at = layer.bound_at[s];
-        while (bound_at < seg.m && Has(key.data(), seg.by_op_local[bound_at])) ++bound_at;
-        if (bound_at < seg.m && seg.ops[seg.by_op_local[bound_at]].op_local >= task.budget)
-          continue;
-        const std::size_t hash = SetIndex::Hash(key.data(), W);
-        const std::int64_t found = index.Find(key.data(), hash);
-        if (found >= 0) {
-          const auto f = static_cast<std::size_t>(found);
-          if (peak < next.peak[f]) {
-            next.peak[f] = peak;
-            next.parent[f] = static_cast<std::uint32_t>(s);
-            next.op[f] = v;
-          }
-          continue;
-        }
-        // Ready after v: the others, and v's successors whose predecessors have all run.
-        child_ready.clear();
-        for (const std::uint32_t u : ready)
-          if (u != v) child_ready.push_back(u);
-        for (const std::uint32_t u : seg.succs[v]) {
-          const Word* p = &seg.preds[u * W];
-          bool ok = true;
-          for (std::size_t w = 0; w < W && ok; ++w) ok = (p[w] & ~key[w]) == 0;
-          if (ok)
-            child_ready.insert(std::upper_bound(child_ready.begin(), child_ready.end(), u), u);
-        }
-        next.keys.insert(next.keys.end(), key.begin(), key.end());
-        next.peak.push_back(peak);
-        next.live.push_back(steps[r].live);
-        next.parent.push_back(static_cast<std::uint32_t>(s));
-        next.op.push_back(v);
-        next.ready.insert(next.ready.end(), child_ready.begin(), child_ready.end());
-        next.ready_start.push_back(static_cast<std::uint32_t>(next.ready.size()));
-        next.bound_at.push_back(bound_at);
-        index.Insert(hash, static_cast<std::int64_t>(next.size() - 1));
-      }
+      extender.Extend(layer, s, next, index);
     }
-    if (limits.beam_width > 0) Truncate(next, W, limits.beam_width);
+    if (limits.beam_width > 0) Truncate(next, seg.words, limits.beam_width);
     result.states += next.size();
     if (limits.beam_width == 0 && result.states > limits.max_states) return result;
     history.emplace_back();
@@ -346,14 +393,8 @@ SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
   if (history.size() < seg.m || layer.size() == 0) return result;
   result.found = true;
   result.peak = layer.peak[0];
-  result.order.resize(seg.m);
-  std::uint32_t s = 0;
-  for (std::size_t k = seg.m; k-- > 0;) {
-    const auto [parent, op] = history[k][s];
-    result.order[k] = seg.ops[op].op;
-    s = parent;
-  }
+  result.order = Backtrack(seg, history);
   return result;
 }
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

@@ -1,8 +1,9 @@
 #pragma once
-// The exact dynamic programme over scheduled sets (docs/below-the-bound.md)
-// for one segment: layer k holds, per set of k scheduled ops closed under predecessors,
-// the lowest peak of any order of it. With in-place rules whether an op may overwrite
-// an input depends only on that set (§1.2), so the programme stays exact. Pruned by a
+// The exact dynamic programme over scheduled sets (docs/below-the-bound.md, "The order
+// search") for one segment: layer k holds, per set of k scheduled ops closed under
+// predecessors, the lowest peak of any order of it. With in-place rules whether an op may
+// overwrite an input depends only on that set (the input's other readers have all run or
+// not), not on their order, so the programme stays exact. Pruned by a
 // budget (only orders strictly below it are wanted) and by the op-local bound of the
 // ops still to run; an op that raises neither the peak nor the live bytes is run at
 // once (it never hurts). Past a state cap or a deadline the exact search stops; the
@@ -16,7 +17,7 @@
 
 #include "src/schedule/tensor_graph.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 struct SegmentTask {
   std::span<const std::int32_t> ops;  // the segment's non-deferred ops, in file order
@@ -48,4 +49,4 @@ struct SegmentResult {
 SegmentResult SearchSegment(const TensorGraph& g, const SegmentTask& task,
                             const SearchLimits& limits);
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

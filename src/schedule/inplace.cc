@@ -17,21 +17,21 @@ std::vector<BufferShare> FindShares(const Graph& graph, std::size_t subgraph,
   if (subgraph >= graph.subgraphs.size())
     throw UsageError(fmt::format("{}: no subgraph {}", graph.source, subgraph));
   const Subgraph& sg = graph.subgraphs[subgraph];
-  const sched::TensorGraph g = sched::BuildTensorGraph(graph, subgraph, &rules, 1);
+  const schedule::TensorGraph g = schedule::BuildTensorGraph(graph, subgraph, &rules, 1);
   std::vector<std::int32_t> file;
   if (order.empty()) {
     file.resize(g.ops.size());
     std::iota(file.begin(), file.end(), 0);
     order = file;
   }
-  sched::CheckTopological(g, order, fmt::format("{}: subgraph {}", graph.source, subgraph));
-  const sched::Simulation sim = sched::Simulate(g, order);
+  schedule::CheckTopological(g, order, fmt::format("{}: subgraph {}", graph.source, subgraph));
+  const schedule::Simulation sim = schedule::Simulate(g, order);
   // The buffer a tensor lives in, followed through every share made so far.
   std::vector<std::int32_t> root(sg.tensors.size());
   std::iota(root.begin(), root.end(), 0);
   std::vector<BufferShare> shares;
   for (const std::int32_t v : order) {
-    const sched::OpNode& node = g.ops[static_cast<std::size_t>(v)];
+    const schedule::OpNode& node = g.ops[static_cast<std::size_t>(v)];
     const Operator& op = sg.ops[static_cast<std::size_t>(v)];
     std::int32_t input = -1;
     ShareKind kind = ShareKind::kAlias;

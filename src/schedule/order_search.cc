@@ -17,7 +17,7 @@ namespace memplan {
 
 namespace {
 
-using sched::TensorGraph;
+using schedule::TensorGraph;
 using Clock = std::chrono::steady_clock;
 
 std::string SubgraphLabel(const Graph& graph, std::size_t s) {
@@ -51,11 +51,11 @@ class CalledPeaks {
     if (state_[s] == 1) return 0;
     state_[s] = 1;
     const std::vector<Bytes> extra = ExtraOf(s);
-    const TensorGraph g = sched::BuildTensorGraph(
+    const TensorGraph g = schedule::BuildTensorGraph(
         graph_, s, options_.inplace, options_.size_alignment, extra, options_.plan_entry_io);
     std::vector<std::int32_t> order(g.ops.size());
     std::iota(order.begin(), order.end(), 0);
-    peak_[s] = sched::Simulate(g, order).peak;
+    peak_[s] = schedule::Simulate(g, order).peak;
     state_[s] = 2;
     return peak_[s];
   }
@@ -66,9 +66,9 @@ class CalledPeaks {
 };
 
 // Per segment: the peak of each op step of an expanded order that falls in it.
-std::vector<Bytes> SegmentPeaks(const sched::Segments& segs,
+std::vector<Bytes> SegmentPeaks(const schedule::Segments& segs,
                                 const std::vector<std::int32_t>& expanded,
-                                const sched::Simulation& sim) {
+                                const schedule::Simulation& sim) {
   std::vector<Bytes> peaks(segs.ops.size(), 0);
   // A deferred op runs right before the op it feeds: it belongs to that op's segment.
   std::int32_t current = -1;
@@ -83,7 +83,7 @@ std::vector<Bytes> SegmentPeaks(const sched::Segments& segs,
 }
 
 // The ops of each segment in the order they appear in `order`.
-std::vector<std::vector<std::int32_t>> SplitOrder(const sched::Segments& segs,
+std::vector<std::vector<std::int32_t>> SplitOrder(const schedule::Segments& segs,
                                                   const std::vector<std::int32_t>& order) {
   std::vector<std::vector<std::int32_t>> parts(segs.ops.size());
   for (const std::int32_t v : order) {
@@ -98,17 +98,132 @@ struct Candidate {
   std::vector<std::int32_t> order;  // non-deferred ops
 };
 
+// Per segment, the best order found so far and how; and what the file order says of the
+// bytes alive when each segment starts.
+struct SegmentBests {
+  std::vector<Bytes> peak;
+  std::vector<std::vector<std::int32_t>> order;
+  std::vector<std::string> how;
+  std::vector<Bytes> live_before;
+  Bytes step0 = 0;
+
+  explicit SegmentBests(std::size_t n_segs)
+      : peak(n_segs, ~Bytes{0}), order(n_segs), how(n_segs), live_before(n_segs, 0) {}
+  void Take(std::size_t k, Bytes new_peak, std::vector<std::int32_t> new_order,
+            std::string new_how) {
+    peak[k] = new_peak, order[k] = std::move(new_order), how[k] = std::move(new_how);
+  }
+};
+
+// What is alive when a segment starts does not depend on the order: take it from the
+// file order (`expanded`, simulated as `sim`), after the previous segment's cut.
+void TakeLiveBefore(const TensorGraph& g, const schedule::Segments& segs,
+                    const std::vector<std::int32_t>& expanded, const schedule::Simulation& sim,
+                    SegmentBests& bests) {
+  bests.step0 = sim.step0;
+  std::vector<std::size_t> position(g.ops.size(), 0);
+  for (std::size_t pos = 0; pos < expanded.size(); ++pos)
+    position[static_cast<std::size_t>(expanded[pos])] = pos;
+  for (const std::int32_t b : g.initial) {
+    const schedule::Buffer& buffer = g.buffers[static_cast<std::size_t>(b)];
+    if (!buffer.readers.empty() || buffer.pinned) bests.live_before[0] += buffer.size;
+  }
+  for (std::size_t k = 1; k < segs.ops.size(); ++k)
+    bests.live_before[k] =
+        sim.live_after[position[static_cast<std::size_t>(segs.ops[k - 1].back())]];
+}
+
+// The cheap candidate orders, each segment keeping the best of them.
+SegmentBests BestOfCandidates(const TensorGraph& g, const schedule::Segments& segs) {
+  const std::vector<Candidate> candidates = {
+      {"file order", g.non_deferred},
+      {"list", schedule::ListOrder(g)},
+      {"depth-first by need", schedule::DepthFirstOrder(g, true)},
+      {"depth-first", schedule::DepthFirstOrder(g, false)}};
+  SegmentBests bests(segs.ops.size());
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const std::vector<std::int32_t> expanded = schedule::ExpandDeferred(g, candidates[c].order);
+    const schedule::Simulation sim = schedule::Simulate(g, expanded);
+    const std::vector<Bytes> peaks = SegmentPeaks(segs, expanded, sim);
+    auto parts = SplitOrder(segs, candidates[c].order);
+    for (std::size_t k = 0; k < segs.ops.size(); ++k)
+      if (peaks[k] < bests.peak[k])
+        bests.Take(k, peaks[k], std::move(parts[k]), candidates[c].name);
+    if (c == 0) TakeLiveBefore(g, segs, expanded, sim, bests);
+  }
+  return bests;
+}
+
+// Searches the segments, highest peak first, that may decide the peak: a beam search,
+// then the exact search under the beam's result. Returns the floor no order goes below:
+// the op-local bound, the first step, and every segment's proven optimum.
+Bytes SearchSegments(const TensorGraph& g, const schedule::Segments& segs,
+                     const OrderSearchOptions& options, std::optional<Clock::time_point> deadline,
+                     Bytes lower_bound, SegmentBests& bests, std::size_t& states) {
+  Bytes floor = std::max(lower_bound, bests.step0);
+  std::vector<std::size_t> by_peak(segs.ops.size());
+  std::iota(by_peak.begin(), by_peak.end(), std::size_t{0});
+  std::stable_sort(by_peak.begin(), by_peak.end(),
+                   [&](std::size_t a, std::size_t b) { return bests.peak[a] > bests.peak[b]; });
+  for (const std::size_t k : by_peak) {
+    if (bests.peak[k] <= floor) continue;  // cannot decide the peak
+    schedule::SegmentTask task{segs.ops[k], segs.segment_of, static_cast<std::int32_t>(k),
+                               bests.live_before[k], bests.peak[k]};
+    // A beam search first: cheap, and its result is a tighter budget for the exact one.
+    schedule::SegmentResult r = schedule::SearchSegment(
+        g, task, {0, std::nullopt, std::max<std::size_t>(options.beam_width, 1)});
+    if (r.found) bests.Take(k, r.peak, std::move(r.order), "beam search");
+    if (bests.peak[k] <= floor) continue;
+    task.budget = bests.peak[k];
+    r = schedule::SearchSegment(g, task, {options.max_states, deadline, 0});
+    states += r.states;
+    if (!r.completed) continue;  // not proven: the floor stays
+    if (r.found) bests.Take(k, r.peak, std::move(r.order), "exact search");
+    floor = std::max(floor, bests.peak[k]);
+  }
+  return floor;
+}
+
+// Joins the segments' best orders, checks the peak they claim, and takes the result when
+// it is below the file order's.
+void AdoptBestOrders(const Graph& graph, std::size_t s, const TensorGraph& g,
+                     const SegmentBests& bests, const std::vector<std::int32_t>& file,
+                     SubgraphOrder& out) {
+  std::vector<std::int32_t> composed;
+  for (const auto& part : bests.order) composed.insert(composed.end(), part.begin(), part.end());
+  const std::vector<std::int32_t> expanded = schedule::ExpandDeferred(g, composed);
+  schedule::CheckTopological(g, expanded, SubgraphLabel(graph, s));
+  const schedule::Simulation sim = schedule::Simulate(g, expanded);
+  const Bytes claimed =
+      std::max(bests.step0, *std::max_element(bests.peak.begin(), bests.peak.end()));
+  if (sim.peak != claimed)
+    throw InternalError(
+        fmt::format("{}: the order search claimed a peak of {} B, the order has {} B",
+                    SubgraphLabel(graph, s), claimed, sim.peak));
+  if (sim.peak >= out.peak) {
+    out.method = "file order";
+    return;
+  }
+  out.order = expanded;
+  out.peak = sim.peak;
+  out.changed = out.order != file;
+  std::string methods;
+  for (const std::string& how : bests.how)
+    if (how != "file order" && methods.find(how) == std::string::npos)
+      methods += (methods.empty() ? "" : ", ") + how;
+  out.method = methods.empty() ? "file order, deferred weights" : methods;
+}
+
 SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearchOptions& options,
                              const std::vector<Bytes>& extra) {
-  const TensorGraph g = sched::BuildTensorGraph(graph, s, options.inplace, options.size_alignment,
-                                                extra, options.plan_entry_io);
+  const TensorGraph g = schedule::BuildTensorGraph(
+      graph, s, options.inplace, options.size_alignment, extra, options.plan_entry_io);
   SubgraphOrder out;
   std::vector<std::int32_t> file(g.ops.size());
   std::iota(file.begin(), file.end(), 0);
-  const sched::Simulation file_sim = sched::Simulate(g, file);
   out.order = file;
-  out.file_order_peak = out.peak = file_sim.peak;
-  out.lower_bound = sched::OpLocalBound(g);
+  out.file_order_peak = out.peak = schedule::Simulate(g, file).peak;
+  out.lower_bound = schedule::OpLocalBound(g);
   out.method = "file order";
   const bool calls = std::any_of(extra.begin(), extra.end(), [](Bytes b) { return b != 0; });
   if (out.peak <= out.lower_bound) {
@@ -116,93 +231,17 @@ SubgraphOrder SearchSubgraph(const Graph& graph, std::size_t s, const OrderSearc
     out.method = "file order (op-local bound)";
     return out;
   }
-  const Clock::time_point start = Clock::now();
   std::optional<Clock::time_point> deadline;
   if (options.time_budget_ms > 0)
-    deadline =
-        start + std::chrono::microseconds(static_cast<std::int64_t>(options.time_budget_ms * 1000));
+    deadline = Clock::now() +
+               std::chrono::microseconds(static_cast<std::int64_t>(options.time_budget_ms * 1000));
 
-  const sched::Segments segs = sched::SplitAtCuts(g);
+  const schedule::Segments segs = schedule::SplitAtCuts(g);
   out.segments = segs.ops.size();
-  const std::vector<Candidate> candidates = {
-      {"file order", g.non_deferred},
-      {"list", sched::ListOrder(g)},
-      {"depth-first by need", sched::DepthFirstOrder(g, true)},
-      {"depth-first", sched::DepthFirstOrder(g, false)}};
-  const std::size_t n_segs = segs.ops.size();
-  std::vector<Bytes> best(n_segs, ~Bytes{0});
-  std::vector<std::vector<std::int32_t>> best_order(n_segs);
-  std::vector<std::string> how(n_segs);
-  std::vector<Bytes> live_before(n_segs, 0);
-  Bytes step0 = 0;
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    const std::vector<std::int32_t> expanded = sched::ExpandDeferred(g, candidates[c].order);
-    const sched::Simulation sim = sched::Simulate(g, expanded);
-    const std::vector<Bytes> peaks = SegmentPeaks(segs, expanded, sim);
-    auto parts = SplitOrder(segs, candidates[c].order);
-    for (std::size_t k = 0; k < n_segs; ++k)
-      if (peaks[k] < best[k])
-        best[k] = peaks[k], best_order[k] = std::move(parts[k]), how[k] = candidates[c].name;
-    if (c != 0) continue;
-    // What is alive when a segment starts does not depend on the order: take it from
-    // the file order, after the previous segment's cut.
-    step0 = sim.step0;
-    std::vector<std::size_t> position(g.ops.size(), 0);
-    for (std::size_t pos = 0; pos < expanded.size(); ++pos)
-      position[static_cast<std::size_t>(expanded[pos])] = pos;
-    for (const std::int32_t b : g.initial) {
-      const sched::Buffer& buffer = g.buffers[static_cast<std::size_t>(b)];
-      if (!buffer.readers.empty() || buffer.pinned) live_before[0] += buffer.size;
-    }
-    for (std::size_t k = 1; k < n_segs; ++k)
-      live_before[k] = sim.live_after[position[static_cast<std::size_t>(segs.ops[k - 1].back())]];
-  }
-
-  // No order goes below the op-local bound, nor below a segment's proven optimum.
-  Bytes floor = std::max(out.lower_bound, step0);
-  std::vector<std::size_t> by_peak(n_segs);
-  std::iota(by_peak.begin(), by_peak.end(), std::size_t{0});
-  std::stable_sort(by_peak.begin(), by_peak.end(),
-                   [&](std::size_t a, std::size_t b) { return best[a] > best[b]; });
-  for (const std::size_t k : by_peak) {
-    if (best[k] <= floor) continue;  // cannot decide the peak
-    sched::SegmentTask task{segs.ops[k], segs.segment_of, static_cast<std::int32_t>(k),
-                            live_before[k], best[k]};
-    // A beam search first: cheap, and its result is a tighter budget for the exact one.
-    sched::SegmentResult r = sched::SearchSegment(
-        g, task, {0, std::nullopt, std::max<std::size_t>(options.beam_width, 1)});
-    if (r.found) best[k] = r.peak, best_order[k] = std::move(r.order), how[k] = "beam search";
-    if (best[k] <= floor) continue;
-    task.budget = best[k];
-    r = sched::SearchSegment(g, task, {options.max_states, deadline, 0});
-    out.states += r.states;
-    if (!r.completed) continue;  // not proven: the floor stays
-    if (r.found) best[k] = r.peak, best_order[k] = std::move(r.order), how[k] = "exact search";
-    floor = std::max(floor, best[k]);
-  }
-
-  std::vector<std::int32_t> composed;
-  for (const auto& part : best_order) composed.insert(composed.end(), part.begin(), part.end());
-  const std::vector<std::int32_t> expanded = sched::ExpandDeferred(g, composed);
-  sched::CheckTopological(g, expanded, SubgraphLabel(graph, s));
-  const sched::Simulation sim = sched::Simulate(g, expanded);
-  const Bytes claimed = std::max(step0, *std::max_element(best.begin(), best.end()));
-  if (sim.peak != claimed)
-    throw InternalError(
-        fmt::format("{}: the order search claimed a peak of {} B, the order has {} B",
-                    SubgraphLabel(graph, s), claimed, sim.peak));
-  if (sim.peak < out.peak) {
-    out.order = expanded;
-    out.peak = sim.peak;
-    out.changed = out.order != file;
-    std::string methods;
-    for (std::size_t k = 0; k < n_segs; ++k)
-      if (how[k] != "file order" && methods.find(how[k]) == std::string::npos)
-        methods += (methods.empty() ? "" : ", ") + how[k];
-    out.method = methods.empty() ? "file order, deferred weights" : methods;
-  } else {
-    out.method = "file order";
-  }
+  SegmentBests bests = BestOfCandidates(g, segs);
+  const Bytes floor =
+      SearchSegments(g, segs, options, deadline, out.lower_bound, bests, out.states);
+  AdoptBestOrders(graph, s, g, bests, file, out);
   // Every segment above the floor was either searched exhaustively (raising the floor
   // to its optimum) or left to the beam search.
   out.proven_optimal = !calls && out.peak <= floor;
@@ -231,8 +270,8 @@ Graph ReorderOperators(const Graph& graph, const OrderSearchResult& orders) {
   Graph out = graph;
   for (std::size_t s = 0; s < graph.subgraphs.size(); ++s) {
     const std::vector<std::int32_t>& order = orders.subgraphs[s].order;
-    const TensorGraph g = sched::BuildTensorGraph(graph, s, nullptr, 1);
-    sched::CheckTopological(g, order, SubgraphLabel(graph, s));
+    const TensorGraph g = schedule::BuildTensorGraph(graph, s, nullptr, 1);
+    schedule::CheckTopological(g, order, SubgraphLabel(graph, s));
     for (std::size_t i = 0; i < order.size(); ++i)
       out.subgraphs[s].ops[i] = graph.subgraphs[s].ops[static_cast<std::size_t>(order[i])];
   }
@@ -243,22 +282,22 @@ Bytes PeakLiveBytes(const Graph& graph, std::size_t subgraph, std::span<const st
                     const InPlaceRuleSet* rules, Bytes size_alignment) {
   if (subgraph >= graph.subgraphs.size())
     throw UsageError(fmt::format("{}: no subgraph {}", graph.source, subgraph));
-  const TensorGraph g = sched::BuildTensorGraph(graph, subgraph, rules, size_alignment);
+  const TensorGraph g = schedule::BuildTensorGraph(graph, subgraph, rules, size_alignment);
   std::vector<std::int32_t> file;
   if (order.empty()) {
     file.resize(g.ops.size());
     std::iota(file.begin(), file.end(), 0);
     order = file;
   }
-  sched::CheckTopological(g, order, SubgraphLabel(graph, subgraph));
-  return sched::Simulate(g, order).peak;
+  schedule::CheckTopological(g, order, SubgraphLabel(graph, subgraph));
+  return schedule::Simulate(g, order).peak;
 }
 
 Bytes OpLocalBound(const Graph& graph, std::size_t subgraph, const InPlaceRuleSet* rules,
                    Bytes size_alignment) {
   if (subgraph >= graph.subgraphs.size())
     throw UsageError(fmt::format("{}: no subgraph {}", graph.source, subgraph));
-  return sched::OpLocalBound(sched::BuildTensorGraph(graph, subgraph, rules, size_alignment));
+  return schedule::OpLocalBound(schedule::BuildTensorGraph(graph, subgraph, rules, size_alignment));
 }
 
 }  // namespace memplan

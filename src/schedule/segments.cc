@@ -2,7 +2,7 @@
 
 #include <bit>
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 namespace {
 
@@ -59,4 +59,4 @@ Segments SplitAtCuts(const TensorGraph& g, std::size_t max_ops) {
   return out;
 }
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

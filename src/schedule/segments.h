@@ -10,7 +10,7 @@
 
 #include "src/schedule/tensor_graph.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 struct Segments {
   // Non-deferred ops of each segment in file order; a segment ends with its cut.
@@ -23,4 +23,4 @@ struct Segments {
 // `max_ops` of them: the reachability sets would cost too much memory).
 Segments SplitAtCuts(const TensorGraph& g, std::size_t max_ops = 16384);
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

@@ -6,7 +6,7 @@
 
 #include "memplan/error.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 namespace {
 
@@ -128,4 +128,4 @@ Bytes OpLocalBound(const TensorGraph& g) {
   return bound;
 }
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

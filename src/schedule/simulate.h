@@ -9,7 +9,7 @@
 
 #include "src/schedule/tensor_graph.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 struct Simulation {
   Bytes step0 = 0;                // bytes at step 0 (the inputs)
@@ -44,4 +44,4 @@ Bytes OpLocalBound(const TensorGraph& g);
 Bytes InitialBytes(const TensorGraph& g);
 Bytes PinnedBytes(const TensorGraph& g);
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

@@ -11,7 +11,7 @@
 #include "memplan/graph.h"
 #include "memplan/inplace.h"
 
-namespace memplan::sched {
+namespace memplan::schedule {
 
 // Memory that lives from its producer's step to its last reader's step.
 struct Buffer {
@@ -61,4 +61,4 @@ TensorGraph BuildTensorGraph(const Graph& graph, std::size_t subgraph, const InP
                              Bytes size_alignment, std::span<const Bytes> extra = {},
                              bool plan_entry_io = true);
 
-}  // namespace memplan::sched
+}  // namespace memplan::schedule

@@ -10,7 +10,7 @@
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -205,4 +205,4 @@ std::vector<std::string> ApplyBindings(onnx::GraphProto& graph, const LoadOption
   return warnings;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -9,7 +9,7 @@
 
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -129,4 +129,4 @@ std::size_t DropAllDeclarations(onnx::ModelProto& model, std::string_view why,
   return dropped;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

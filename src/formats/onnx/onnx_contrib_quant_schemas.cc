@@ -5,11 +5,11 @@
 #include "src/formats/onnx/onnx_schema_rules.h"
 #include "src/formats/onnx/onnx_schemas.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
-using namespace rules;
+using namespace onnx_rules;
 
 constexpr const char* kMs = kMicrosoftDomain;
 
@@ -189,4 +189,4 @@ void AddContribQuantSchemas(SchemaRegistry& r) {
                    [](Ctx& ctx) { SetOutput(ctx, 0, InputType(ctx, 1), InputDims(ctx, 0)); }));
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

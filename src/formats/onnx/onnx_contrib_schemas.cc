@@ -5,11 +5,11 @@
 #include "src/formats/onnx/onnx_schema_rules.h"
 #include "src/formats/onnx/onnx_schemas.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
-using namespace rules;
+using namespace onnx_rules;
 
 constexpr const char* kMs = kMicrosoftDomain;
 
@@ -297,4 +297,4 @@ void AddContribSchemas(SchemaRegistry& r) {
   }));
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -7,7 +7,7 @@
 
 #include "src/formats/onnx/onnx_fold.h"
 
-namespace memplan::onnx_reader::eval {
+namespace memplan::formats::onnx_eval {
 
 using Dims = std::vector<std::int64_t>;
 using Inputs = std::vector<const ConstTensor*>;
@@ -47,4 +47,4 @@ std::optional<ConstTensor> EvaluateMath(const onnx::NodeProto& node, std::int64_
 std::optional<ConstTensor> EvaluateShapeOp(const onnx::NodeProto& node, std::int64_t opset,
                                            const Inputs& in);
 
-}  // namespace memplan::onnx_reader::eval
+}  // namespace memplan::formats::onnx_eval

@@ -8,7 +8,7 @@
 
 #include "src/formats/onnx/onnx_eval.h"
 
-namespace memplan::onnx_reader::eval {
+namespace memplan::formats::onnx_eval {
 
 namespace {
 
@@ -395,4 +395,4 @@ std::optional<ConstTensor> EvaluateMath(const onnx::NodeProto& node, std::int64_
   return acc;
 }
 
-}  // namespace memplan::onnx_reader::eval
+}  // namespace memplan::formats::onnx_eval

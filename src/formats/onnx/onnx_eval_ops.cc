@@ -5,9 +5,9 @@
 
 #include "src/formats/onnx/onnx_eval.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
-namespace eval {
+namespace onnx_eval {
 
 std::int64_t IntAttr(const onnx::NodeProto& node, const std::string& name, std::int64_t fallback) {
   for (const auto& a : node.attribute())
@@ -115,7 +115,7 @@ ConstTensor Take(const ConstTensor& src, const Dims& dims, const std::vector<std
   return out;
 }
 
-}  // namespace eval
+}  // namespace onnx_eval
 
 std::optional<ConstTensor> EvaluateShapeOf(const onnx::NodeProto& node,
                                            const std::vector<std::int64_t>& dims) {
@@ -134,8 +134,8 @@ std::optional<ConstTensor> EvaluateShapeOf(const onnx::NodeProto& node,
   // Shape-15's start and end select a range of axes, clamped like Slice's.
   const auto rank = static_cast<std::int64_t>(dims.size());
   auto clamp = [rank](std::int64_t at) { return std::clamp(at < 0 ? at + rank : at, {}, rank); };
-  const std::int64_t start = clamp(eval::IntAttr(node, "start", 0));
-  const std::int64_t end = clamp(eval::IntAttr(node, "end", rank));
+  const std::int64_t start = clamp(onnx_eval::IntAttr(node, "start", 0));
+  const std::int64_t end = clamp(onnx_eval::IntAttr(node, "end", rank));
   for (std::int64_t i = start; i < end; ++i) out.ints.push_back(dims[static_cast<std::size_t>(i)]);
   out.dims = {static_cast<std::int64_t>(out.ints.size())};
   return out;
@@ -147,8 +147,8 @@ std::optional<ConstTensor> EvaluateNode(const onnx::NodeProto& node, std::int64_
     if (inputs.empty() || !inputs[0]) return std::nullopt;
     return EvaluateShapeOf(node, inputs[0]->dims);
   }
-  if (auto out = eval::EvaluateShapeOp(node, opset, inputs)) return out;
-  return eval::EvaluateMath(node, opset, inputs);
+  if (auto out = onnx_eval::EvaluateShapeOp(node, opset, inputs)) return out;
+  return onnx_eval::EvaluateMath(node, opset, inputs);
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

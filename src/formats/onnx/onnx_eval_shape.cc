@@ -6,7 +6,7 @@
 
 #include "src/formats/onnx/onnx_eval.h"
 
-namespace memplan::onnx_reader::eval {
+namespace memplan::formats::onnx_eval {
 
 namespace {
 
@@ -364,4 +364,4 @@ std::optional<ConstTensor> EvaluateShapeOp(const onnx::NodeProto& node, std::int
   return std::nullopt;
 }
 
-}  // namespace memplan::onnx_reader::eval
+}  // namespace memplan::formats::onnx_eval

@@ -8,7 +8,7 @@
 #include "src/formats/onnx/onnx_fold.h"
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -278,4 +278,4 @@ std::size_t FoldConstants(onnx::ModelProto& model) {
   return FoldGraph(*model.mutable_graph(), DefaultOpset(model), nullptr, held);
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 // Largest tensor the evaluator reads or writes; anything larger does not fold (shape
 // arithmetic works on a handful of numbers; this only keeps hostile files harmless).
@@ -65,4 +65,4 @@ std::optional<ConstTensor> EvaluateShapeOf(const onnx::NodeProto& node,
 // same name holding its result. Returns the number of nodes replaced.
 std::size_t FoldConstants(onnx::ModelProto& model);
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

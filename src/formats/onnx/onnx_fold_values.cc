@@ -5,7 +5,7 @@
 
 #include "src/formats/onnx/onnx_fold.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -198,4 +198,4 @@ onnx::TensorProto ToTensorProto(const ConstTensor& value, const std::string& nam
   return tensor;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

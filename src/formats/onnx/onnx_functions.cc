@@ -12,7 +12,7 @@
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -98,4 +98,4 @@ void CheckFunctions(const onnx::ModelProto& model, std::string_view source) {
                                  source, kMaxExpandedNodes));
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

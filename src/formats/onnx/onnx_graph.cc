@@ -16,7 +16,7 @@
 #include "src/formats/onnx/onnx_internal.h"
 #include "src/formats/onnx/onnx_schemas.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -506,4 +506,4 @@ OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source, Onn
   return GraphBuilder(model, source, unsized).Build();
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -11,7 +11,7 @@
 #include "src/formats/onnx/onnx_internal.h"
 #include "src/formats/onnx/onnx_schemas.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -80,4 +80,4 @@ void CheckNodesForInference(const onnx::ModelProto& model, std::string_view sour
   CheckFunctions(model, source);
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -15,7 +15,7 @@
 #include "src/formats/onnx/onnx_schemas.h"
 #include "src/formats/onnx/onnx_symbolic.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -379,9 +379,9 @@ std::size_t InferShapesToFixpoint(onnx::ModelProto& model, std::string_view sour
   return passes;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -474,4 +474,4 @@ std::size_t CheckAndInferIsolated(onnx::ModelProto& model, std::string_view sour
   return passes;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

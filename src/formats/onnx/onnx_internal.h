@@ -18,7 +18,7 @@
 #include "memplan/workload.h"
 #include "src/formats/onnx/onnx_isolate.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 // Largest serialized model accepted: protobuf cannot parse messages of 2 GiB or more
 // (bigger ONNX models keep their weights in external data files).
@@ -160,4 +160,4 @@ std::size_t CheckAndInferIsolated(onnx::ModelProto& model, std::string_view sour
 OnnxModel BuildGraph(const onnx::ModelProto& model, std::string_view source,
                      OnnxUnsized unsized = OnnxUnsized::kError);
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

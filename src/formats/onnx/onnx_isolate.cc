@@ -20,7 +20,7 @@
 #include "src/formats/onnx/onnx_internal.h"
 #include "src/formats/onnx/onnx_schemas.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -187,4 +187,4 @@ std::string RunIsolated(std::string_view source, std::string_view what,
                           : std::string_view());
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

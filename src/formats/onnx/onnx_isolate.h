@@ -3,8 +3,8 @@
 // On by default; the fuzzer turns it off so that a crash inside libonnx stops the fuzzer
 // and is found, rather than becoming an InputError. No ONNX headers here.
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 void SetIsolation(bool isolate);
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

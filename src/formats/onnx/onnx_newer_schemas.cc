@@ -9,11 +9,11 @@
 #include "src/formats/onnx/onnx_schema_rules.h"
 #include "src/formats/onnx/onnx_schemas.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
-using namespace rules;
+using namespace onnx_rules;
 
 // The integer values of constant input i (ints, or int64/int32 raw data).
 std::optional<std::vector<std::int64_t>> IntsInput(Ctx& ctx, std::size_t i) {
@@ -385,4 +385,4 @@ void AddNewerOpsetSchemas(SchemaRegistry& r) {
   r.Add(RuleSchema("Swish", "", 24, 1, 0, 1, 0, same));
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

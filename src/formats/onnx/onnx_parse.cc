@@ -8,7 +8,7 @@
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 onnx::ModelProto ParseModel(std::string_view bytes, std::string_view source) {
   if (bytes.size() > kMaxModelBytes)
@@ -37,4 +37,4 @@ std::int64_t DefaultOpset(const onnx::ModelProto& model) {
   return version;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -48,7 +48,7 @@ std::vector<std::string> ImportMissingDomains(onnx::ModelProto& model, std::stri
     warnings.push_back(fmt::format(
         "warning: {}: operator '{}' is in domain '{}', which the file does not import; read as "
         "version 1 of that domain",
-        source, onnx_reader::Printable(node->op_type()), onnx_reader::Printable(domain)));
+        source, formats::Printable(node->op_type()), formats::Printable(domain)));
   }
   return warnings;
 }
@@ -57,25 +57,25 @@ std::vector<std::string> ImportMissingDomains(onnx::ModelProto& model, std::stri
 
 OnnxModel ReadOnnx(std::string_view bytes, std::string_view source, const LoadOptions& options,
                    OnnxUnsized unsized) {
-  onnx::ModelProto model = onnx_reader::ParseModel(bytes, source);
+  onnx::ModelProto model = formats::ParseModel(bytes, source);
   // ONNX Runtime runs a graph whose nodes the file lists out of order: it sorts them first.
   std::vector<std::string> file_notes;
-  if (onnx_reader::SortNodesTopologically(*model.mutable_graph()) > 0)
+  if (formats::SortNodesTopologically(*model.mutable_graph()) > 0)
     file_notes.push_back(
         "note: the file lists nodes out of topological order; memplan sorted them as ONNX "
         "Runtime does");
-  onnx_reader::CheckStructure(model.graph(), source);
+  formats::CheckStructure(model.graph(), source);
   for (std::string& w : ImportMissingDomains(model, source)) file_notes.push_back(std::move(w));
   // As written: folding may replace an If by the branch it takes.
   const auto file_nodes = static_cast<std::size_t>(model.graph().node_size());
   std::vector<std::string> warnings =
-      onnx_reader::ApplyBindings(*model.mutable_graph(), options, source);
+      formats::ApplyBindings(*model.mutable_graph(), options, source);
   std::size_t passes = 0;
   std::vector<std::string> inference_warnings;  // stored shapes the computed ones replaced
   OnnxModel result;
   try {
-    passes = onnx_reader::CheckAndInferIsolated(model, source, inference_warnings);
-    result = onnx_reader::BuildGraph(model, source, unsized);
+    passes = formats::CheckAndInferIsolated(model, source, inference_warnings);
+    result = formats::BuildGraph(model, source, unsized);
   } catch (const InputError& e) {
     if (warnings.empty()) throw;
     // A mistyped dimension binding is the likely cause of what cannot be sized: say so.

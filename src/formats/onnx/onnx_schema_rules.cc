@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace memplan::onnx_reader::rules {
+namespace memplan::formats::onnx_rules {
 
 const onnx::TensorShapeProto* InputShape(Ctx& ctx, std::size_t i) {
   if (i >= ctx.getNumInputs()) return nullptr;
@@ -125,4 +125,4 @@ std::optional<Dims> MatMulDims(Dims a, Dims b, bool trans_a, bool trans_b) {
   return out;
 }
 
-}  // namespace memplan::onnx_reader::rules
+}  // namespace memplan::formats::onnx_rules

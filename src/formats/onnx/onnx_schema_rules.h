@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-namespace memplan::onnx_reader::rules {
+namespace memplan::formats::onnx_rules {
 
 using Ctx = onnx::InferenceContext;
 using Dim = onnx::TensorShapeProto_Dimension;
@@ -43,4 +43,4 @@ std::optional<std::int64_t> ScalarInput(Ctx& ctx, std::size_t i);
 // nullopt when a rank is unknown or 0.
 std::optional<Dims> MatMulDims(Dims a, Dims b, bool trans_a = false, bool trans_b = false);
 
-}  // namespace memplan::onnx_reader::rules
+}  // namespace memplan::formats::onnx_rules

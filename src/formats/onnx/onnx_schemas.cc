@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -161,4 +161,4 @@ void InferAs(onnx::InferenceContext& ctx, const char* op, int version,
   schema->GetTypeAndShapeInferenceFunction()(remapped);
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

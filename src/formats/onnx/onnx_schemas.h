@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 // While a child process runs ONNX's inference (onnx_isolate.cc), each schema lookup is
 // written to `buffer` ("'Shape' (ai.onnx opset 15)"), memory the parent reads after a crash
@@ -56,4 +56,4 @@ onnx::OpSchema RuleSchema(const char* name, const char* domain, int since, int r
 void InferAs(onnx::InferenceContext& ctx, const char* op, int version,
              const std::vector<std::size_t>& inputs);
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

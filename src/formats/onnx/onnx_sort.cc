@@ -6,7 +6,7 @@
 
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -82,4 +82,4 @@ std::size_t SortNodesTopologically(onnx::GraphProto& graph) {
   return sorted;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

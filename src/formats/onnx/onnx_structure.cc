@@ -7,7 +7,7 @@
 #include "memplan/error.h"
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -63,14 +63,10 @@ bool IsRandom(const std::string& op) {
 
 namespace {
 
-// `outer`: the names of the enclosing graphs a subgraph may read (empty for the main graph).
-// `where`: "" for the main graph, else "subgraph 'body' of node 'L' (Loop): ".
-void CheckGraph(const onnx::GraphProto& graph, const std::unordered_set<std::string>& outer,
-                const std::string& where_prefix, std::string_view source_file) {
-  const std::string source_text = std::string(source_file) + where_prefix;
-  const std::string_view source = source_text;
-  // Names available to a node: graph inputs, initializers, outputs of earlier nodes.
-  std::unordered_set<std::string_view> defined;
+// The names a node may read before any node runs: initializers (sparse ones too) and graph
+// inputs, each named once.
+std::unordered_set<std::string_view> NamesBeforeNodes(const onnx::GraphProto& graph,
+                                                      std::string_view source) {
   std::unordered_set<std::string_view> initializers;
   for (const auto& initializer : graph.initializer()) {
     RequireName(initializer.name(), "initializer", source);
@@ -87,7 +83,7 @@ void CheckGraph(const onnx::GraphProto& graph, const std::unordered_set<std::str
     if (!initializers.insert(name).second)
       throw InputError(fmt::format("{}: initializer '{}' appears twice", source, Printable(name)));
   }
-  defined = initializers;
+  std::unordered_set<std::string_view> defined = initializers;
   std::unordered_set<std::string_view> inputs;
   for (int i = 0; i < graph.input_size(); ++i) {
     const std::string& name = graph.input(i).name();
@@ -97,8 +93,14 @@ void CheckGraph(const onnx::GraphProto& graph, const std::unordered_set<std::str
       throw InputError(fmt::format("{}: graph input '{}' appears twice", source, Printable(name)));
     defined.insert(name);
   }
+  return defined;
+}
 
-  // Who produces each name, to tell "produced later" from "never produced".
+// Who produces each name, to tell "produced later" from "never produced"; each node with an
+// operator type, each output produced once and none of them a name defined before the nodes.
+std::unordered_map<std::string_view, int> Producers(
+    const onnx::GraphProto& graph, const std::unordered_set<std::string_view>& defined,
+    std::string_view source) {
   std::unordered_map<std::string_view, int> producer;
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
@@ -120,6 +122,18 @@ void CheckGraph(const onnx::GraphProto& graph, const std::unordered_set<std::str
             DescribeNode(graph.node(it->second), it->second), DescribeNode(node, i)));
     }
   }
+  return producer;
+}
+
+// `outer`: the names of the enclosing graphs a subgraph may read (empty for the main graph).
+// `where`: "" for the main graph, else "subgraph 'body' of node 'L' (Loop): ".
+void CheckGraph(const onnx::GraphProto& graph, const std::unordered_set<std::string>& outer,
+                const std::string& where_prefix, std::string_view source_file) {
+  const std::string source_text = std::string(source_file) + where_prefix;
+  const std::string_view source = source_text;
+  // Names available to a node: graph inputs, initializers, outputs of earlier nodes.
+  std::unordered_set<std::string_view> defined = NamesBeforeNodes(graph, source);
+  const std::unordered_map<std::string_view, int> producer = Producers(graph, defined, source);
 
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
@@ -183,4 +197,4 @@ void CheckStructure(const onnx::GraphProto& graph, std::string_view source) {
   CheckGraph(graph, {}, "", source);
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -10,7 +10,7 @@
 #include "src/formats/onnx/onnx_fold.h"
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -142,4 +142,4 @@ bool ApplySymbolicValueRules(onnx::ModelProto& model, const PropagatedValues& va
   return changed;
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

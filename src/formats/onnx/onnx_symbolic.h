@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 // What ONNX's data propagation derived: tensor name -> its values as dimensions (a number
 // or a symbol each), for the shape arithmetic Shape, Gather, Slice, Concat, ... compute.
@@ -25,4 +25,4 @@ bool ApplySymbolicValueRules(onnx::ModelProto& model, const PropagatedValues& va
 // initializer or a Constant node), if any.
 std::optional<std::int64_t> KnownScalar(const onnx::GraphProto& graph, const std::string& name);
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -5,7 +5,7 @@
 
 #include "src/formats/onnx/onnx_internal.h"
 
-namespace memplan::onnx_reader {
+namespace memplan::formats {
 
 namespace {
 
@@ -62,4 +62,4 @@ std::string OnnxTypeName(std::int32_t elem_type) {
   return row ? std::string(row->name) : fmt::format("element type {}", elem_type);
 }
 
-}  // namespace memplan::onnx_reader
+}  // namespace memplan::formats

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace memplan::tflite_internal {
+namespace memplan::formats {
 
 namespace {
 
@@ -164,4 +164,4 @@ std::optional<CustomOutputShapes> LikelyCustomOutputShapes(
   return std::nullopt;
 }
 
-}  // namespace memplan::tflite_internal
+}  // namespace memplan::formats

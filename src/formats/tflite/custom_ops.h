@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace memplan::tflite_internal {
+namespace memplan::formats {
 
 // The shapes of a known custom op's outputs and where they come from.
 struct CustomOutputShapes {
@@ -27,4 +27,4 @@ std::optional<CustomOutputShapes> LikelyCustomOutputShapes(
     std::string_view op, std::span<const std::uint8_t> options,
     const std::vector<std::vector<std::int64_t>>& inputs = {});
 
-}  // namespace memplan::tflite_internal
+}  // namespace memplan::formats

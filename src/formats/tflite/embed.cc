@@ -34,7 +34,7 @@ namespace memplan {
 
 namespace {
 
-namespace fb = tflite_internal::fb;
+namespace fb = formats::fb;
 
 constexpr std::size_t kHeader = 8;              // root offset + file identifier
 constexpr std::size_t kShiftAlignment = 64;     // K, the region size, is a multiple of it
@@ -268,10 +268,7 @@ Region::Field CopyField(const RawTable& table, std::size_t id, bool is_offset) {
 class Embedder {
  public:
   Embedder(std::string_view bytes, std::string_view source, const TfliteEmbedding& e)
-      : file_(bytes),
-        source_(source),
-        e_(e),
-        model_(tflite_internal::VerifiedModel(bytes, source)) {}
+      : file_(bytes), source_(source), e_(e), model_(formats::VerifiedModel(bytes, source)) {}
 
   std::string Write() && {
     RefuseWhatCannotMove();
@@ -502,9 +499,9 @@ void CheckEmbedding(std::string_view old_bytes, const std::string& new_bytes,
     fail("does not carry the offline plan");
   if (after.schema_version != before.schema_version || after.description != before.description)
     fail("has another version or description");
-  const fb::Model* old_model = tflite_internal::VerifiedModel(old_bytes, source);
+  const fb::Model* old_model = formats::VerifiedModel(old_bytes, source);
   const std::vector<std::uint64_t> copy = AlignedCopy(new_bytes);
-  const fb::Model* new_model = tflite_internal::VerifiedModel(View(copy, new_bytes.size()), source);
+  const fb::Model* new_model = formats::VerifiedModel(View(copy, new_bytes.size()), source);
   for (const auto& buffers : before.tensor_buffers)
     for (const std::uint32_t b : buffers)
       if (b < before.buffers && BufferBytes(old_model, b) != BufferBytes(new_model, b))

@@ -4,7 +4,7 @@
 
 namespace memplan {
 
-namespace tflite_internal {
+namespace formats {
 
 namespace {
 
@@ -56,7 +56,7 @@ OfflinePlan ParseOfflinePlan(std::span<const std::uint8_t> data, std::size_t ten
   return plan;
 }
 
-}  // namespace tflite_internal
+}  // namespace formats
 
 std::vector<std::uint8_t> EncodeOfflinePlan(std::uint32_t version, std::uint32_t subgraphs,
                                             const std::vector<std::int32_t>& offsets) {

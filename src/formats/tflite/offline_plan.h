@@ -7,10 +7,10 @@
 
 #include "memplan/tflite.h"
 
-namespace memplan::tflite_internal {
+namespace memplan::formats {
 
 // Reads [version, subgraphs, N, offset x N] (little-endian 32-bit words) for a model of
 // `tensor_count` tensors. Never throws: what TFLM would refuse goes to `problem`.
 OfflinePlan ParseOfflinePlan(std::span<const std::uint8_t> data, std::size_t tensor_count);
 
-}  // namespace memplan::tflite_internal
+}  // namespace memplan::formats

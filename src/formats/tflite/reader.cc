@@ -17,8 +17,8 @@ namespace memplan {
 
 namespace {
 
-using tflite_internal::fb::BuiltinOptions;
-namespace fb = tflite_internal::fb;
+using formats::fb::BuiltinOptions;
+namespace fb = formats::fb;
 using Bytes8 = std::span<const std::uint8_t>;
 
 constexpr std::int32_t kCustomCode = 32;     // BuiltinOperator CUSTOM
@@ -47,7 +47,7 @@ struct OpCode {
 class TfliteReader {
  public:
   TfliteReader(std::string_view bytes, std::string_view source)
-      : bytes_(bytes), source_(source), model_(tflite_internal::VerifiedModel(bytes, source)) {}
+      : bytes_(bytes), source_(source), model_(formats::VerifiedModel(bytes, source)) {}
 
   TfliteModel Read() && {
     TfliteModel out;
@@ -275,7 +275,7 @@ class TfliteReader {
       inputs.push_back(known ? sg.tensors[static_cast<std::size_t>(t)].shape
                              : std::vector<std::int64_t>{});
     }
-    const auto likely = tflite_internal::LikelyCustomOutputShapes(op.type, options, inputs);
+    const auto likely = formats::LikelyCustomOutputShapes(op.type, options, inputs);
     for (std::size_t k = 0; k < op.outputs.size(); ++k) {
       const std::int32_t t = op.outputs[k];
       if (t < 0 || static_cast<std::size_t>(t) >= sg.tensors.size()) continue;  // ValidateGraph
@@ -417,7 +417,7 @@ class TfliteReader {
       entry.bytes = data.size();
       // TFLM compares the exact name and keeps the last entry that matches.
       if (entry.name == kOfflinePlanMetadata) {
-        OfflinePlan plan = tflite_internal::ParseOfflinePlan(data, out.graph.TensorCount());
+        OfflinePlan plan = formats::ParseOfflinePlan(data, out.graph.TensorCount());
         plan.metadata_index = i;
         plan.buffer_index = entry.buffer;
         out.offline_plan = std::move(plan);

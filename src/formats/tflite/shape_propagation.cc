@@ -16,8 +16,8 @@ namespace memplan {
 
 namespace {
 
-using tflite_internal::RuleInput;
-using tflite_internal::Shape;
+using formats::RuleInput;
+using formats::Shape;
 
 // A computed shape agrees with a signature when the ranks match and, while the stored input
 // sizes the signature was computed from still hold, every fixed size does.
@@ -156,9 +156,9 @@ void PropagateTfliteShapes(
       inputs.push_back(RuleInput{true, shapes[static_cast<std::size_t>(t)],
                                  values[static_cast<std::size_t>(t)]});
     }
-    std::vector<tflite_internal::RuleOutput> outs;
+    std::vector<formats::RuleOutput> outs;
     try {
-      outs = tflite_internal::OutputShapes(op.type, options.at(i), inputs, op.outputs.size());
+      outs = formats::OutputShapes(op.type, options.at(i), inputs, op.outputs.size());
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", label(0), e.what()));
     }

@@ -11,7 +11,7 @@
 
 #include "memplan/error.h"
 
-namespace memplan::tflite_internal {
+namespace memplan::formats {
 
 namespace {
 
@@ -564,4 +564,4 @@ std::vector<RuleOutput> OutputShapes(std::string_view op, const TfliteOpOptions&
   return out;
 }
 
-}  // namespace memplan::tflite_internal
+}  // namespace memplan::formats

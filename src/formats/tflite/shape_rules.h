@@ -10,7 +10,7 @@
 
 #include "memplan/tflite.h"
 
-namespace memplan::tflite_internal {
+namespace memplan::formats {
 
 using Shape = std::vector<std::int64_t>;
 
@@ -45,4 +45,4 @@ std::int64_t WindowOutputSize(std::int32_t padding, std::int64_t in, std::int64_
 // numpy-style broadcasting of two shapes (InputError when they do not broadcast).
 Shape BroadcastShapes(const Shape& a, const Shape& b);
 
-}  // namespace memplan::tflite_internal
+}  // namespace memplan::formats

@@ -8,7 +8,7 @@
 
 #include "memplan/error.h"
 
-namespace memplan::tflite_internal {
+namespace memplan::formats {
 
 namespace {
 
@@ -126,4 +126,4 @@ const fb::Model* VerifiedModel(std::string_view bytes, std::string_view source) 
   return fb::GetModel(bytes.data());
 }
 
-}  // namespace memplan::tflite_internal
+}  // namespace memplan::formats

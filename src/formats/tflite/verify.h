@@ -6,7 +6,7 @@
 
 #include "memplan_tflite_generated.h"
 
-namespace memplan::tflite_internal {
+namespace memplan::formats {
 
 namespace fb = memplan::tflite::fb;
 
@@ -15,4 +15,4 @@ namespace fb = memplan::tflite::fb;
 // part that fails: the root, a subgraph's tensor or op, a buffer, ...).
 const fb::Model* VerifiedModel(std::string_view bytes, std::string_view source);
 
-}  // namespace memplan::tflite_internal
+}  // namespace memplan::formats

@@ -12,7 +12,7 @@
 #include "src/graph/zoo/layers.h"
 #include "src/graph/zoo/models.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 namespace {
 
@@ -58,4 +58,4 @@ Graph BuildGpt2(std::int64_t seq) {
   return std::move(g).Finish();
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

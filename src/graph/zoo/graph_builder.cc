@@ -4,7 +4,7 @@
 
 #include "memplan/error.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 GraphBuilder::GraphBuilder(std::string_view name) : source_(fmt::format("zoo:{}", name)) {
   subgraph_.name = std::string(name);
@@ -91,4 +91,4 @@ Graph GraphBuilder::Finish() && {
   return g;
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

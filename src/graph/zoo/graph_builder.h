@@ -8,7 +8,7 @@
 
 #include "memplan/graph.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 using Shape = std::vector<std::int64_t>;
 // Index of a tensor in the graph being built.
@@ -53,4 +53,4 @@ class GraphBuilder {
 // the zoo, never the user's input).
 [[noreturn]] void ZooBug(std::string_view what);
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

@@ -10,7 +10,7 @@
 #include "src/graph/zoo/layers.h"
 #include "src/graph/zoo/models.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 namespace {
 
@@ -115,11 +115,9 @@ Graph BuildInceptionV3() {
   x = Reduction8(g, x, "mixed8");    // 8×8×1280
   x = Block8(g, x, "mixed9");        // 8×8×2048
   x = Block8(g, x, "mixed10");       // 8×8×2048
-  x = Mean(g, x, "avg_pool", {1, 2}, false);
-  x = FullyConnected(g, x, "predictions", 1000);
-  x = Unary(g, "SOFTMAX", x, "predictions/Softmax");
+  x = KerasClassifier(g, x);
   g.Output(x);
   return std::move(g).Finish();
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 namespace {
 
@@ -233,4 +233,20 @@ std::vector<TensorId> Split(GraphBuilder& g, TensorId x, std::string name, std::
                    std::vector<Shape>(static_cast<std::size_t>(parts), part), g.TypeOf(x));
 }
 
-}  // namespace memplan::zoo
+TensorId KerasClassifier(GraphBuilder& g, TensorId x) {
+  x = Mean(g, x, "avg_pool", {1, 2}, false);
+  x = FullyConnected(g, x, "predictions", 1000);
+  return Unary(g, "SOFTMAX", x, "predictions/Softmax");
+}
+
+TensorId SlimClassifier(GraphBuilder& g, TensorId x, const std::string& scope,
+                        const std::string& pool_name, std::int64_t pool_stride,
+                        const std::string& squeeze_name) {
+  x = Pool2D(g, "AVERAGE_POOL_2D", x, scope + "/Logits/" + pool_name, 7, pool_stride,
+             Padding::kValid);
+  x = Conv2D(g, x, scope + "/Logits/Conv2d_1c_1x1", 1001, 1, 1, 1);
+  x = Reshape(g, x, scope + "/Logits/" + squeeze_name, {1, 1001});
+  return Unary(g, "SOFTMAX", x, scope + "/Predictions/Softmax");
+}
+
+}  // namespace memplan::graph::zoo

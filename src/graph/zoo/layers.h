@@ -10,7 +10,7 @@
 
 #include "src/graph/zoo/graph_builder.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 // How a window meets the border, as TensorFlow's `padding` attribute.
 enum class Padding { kSame, kValid };
@@ -75,4 +75,16 @@ TensorId Gather(GraphBuilder& g, TensorId params, TensorId indices, std::string 
 std::vector<TensorId> Split(GraphBuilder& g, TensorId x, std::string name, std::int64_t axis,
                             std::int64_t parts);
 
-}  // namespace memplan::zoo
+// ---- Classifier heads ----
+// Keras' ImageNet head: global average pooling (MEAN over H and W), the 1000-way
+// FULLY_CONNECTED "predictions" and its SOFTMAX.
+TensorId KerasClassifier(GraphBuilder& g, TensorId x);
+// TF-Slim's MobileNet head on the 7×7 map: AVERAGE_POOL_2D (VALID, `pool_stride`), a 1×1
+// CONV_2D to 1001 classes, RESHAPE to [1, 1001] and SOFTMAX, named under `scope` as
+// SCOPE/Logits/POOL_NAME, SCOPE/Logits/Conv2d_1c_1x1, SCOPE/Logits/SQUEEZE_NAME and
+// SCOPE/Predictions/Softmax.
+TensorId SlimClassifier(GraphBuilder& g, TensorId x, const std::string& scope,
+                        const std::string& pool_name, std::int64_t pool_stride,
+                        const std::string& squeeze_name);
+
+}  // namespace memplan::graph::zoo

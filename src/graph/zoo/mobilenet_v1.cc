@@ -6,7 +6,7 @@
 #include "src/graph/zoo/layers.h"
 #include "src/graph/zoo/models.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 Graph BuildMobileNetV1() {
   struct Pair {
@@ -26,12 +26,9 @@ Graph BuildMobileNetV1() {
     x = DepthwiseConv2D(g, x, prefix + "_depthwise", 3, p.stride);
     x = Conv2D(g, x, prefix + "_pointwise", p.channels, 1, 1, 1);
   }
-  x = Pool2D(g, "AVERAGE_POOL_2D", x, "MobilenetV1/Logits/AvgPool_1a", 7, 2, Padding::kValid);
-  x = Conv2D(g, x, "MobilenetV1/Logits/Conv2d_1c_1x1", 1001, 1, 1, 1);
-  x = Reshape(g, x, "MobilenetV1/Logits/SpatialSqueeze", {1, 1001});
-  x = Unary(g, "SOFTMAX", x, "MobilenetV1/Predictions/Softmax");
+  x = SlimClassifier(g, x, "MobilenetV1", "AvgPool_1a", 2, "SpatialSqueeze");
   g.Output(x);
   return std::move(g).Finish();
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

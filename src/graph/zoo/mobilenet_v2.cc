@@ -8,7 +8,7 @@
 #include "src/graph/zoo/layers.h"
 #include "src/graph/zoo/models.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 Graph BuildMobileNetV2() {
   struct Stage {
@@ -41,12 +41,9 @@ Graph BuildMobileNetV2() {
     }
   }
   x = Conv2D(g, x, "MobilenetV2/Conv_1", 1280, 1, 1, 1);
-  x = Pool2D(g, "AVERAGE_POOL_2D", x, "MobilenetV2/Logits/AvgPool", 7, 1, Padding::kValid);
-  x = Conv2D(g, x, "MobilenetV2/Logits/Conv2d_1c_1x1", 1001, 1, 1, 1);
-  x = Reshape(g, x, "MobilenetV2/Logits/Squeeze", {1, 1001});
-  x = Unary(g, "SOFTMAX", x, "MobilenetV2/Predictions/Softmax");
+  x = SlimClassifier(g, x, "MobilenetV2", "AvgPool", 1, "Squeeze");
   g.Output(x);
   return std::move(g).Finish();
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

@@ -2,7 +2,7 @@
 // The builders of the built-in models, one file each; zoo_models.cc lists them.
 #include "memplan/graph.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 Graph BuildMobileNetV1();
 Graph BuildMobileNetV2();
@@ -15,4 +15,4 @@ Graph BuildConformerS();
 // Conformer (S) over `frames` input frames (zoo:conformer_s has 400; at least 7).
 Graph BuildConformerS(std::int64_t frames);
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

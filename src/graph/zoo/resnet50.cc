@@ -10,7 +10,7 @@
 #include "src/graph/zoo/layers.h"
 #include "src/graph/zoo/models.h"
 
-namespace memplan::zoo {
+namespace memplan::graph::zoo {
 
 namespace {
 
@@ -47,11 +47,9 @@ Graph BuildResNet50() {
     }
     ++stage_number;
   }
-  x = Mean(g, x, "avg_pool", {1, 2}, false);
-  x = FullyConnected(g, x, "predictions", 1000);
-  x = Unary(g, "SOFTMAX", x, "predictions/Softmax");
+  x = KerasClassifier(g, x);
   g.Output(x);
   return std::move(g).Finish();
 }
 
-}  // namespace memplan::zoo
+}  // namespace memplan::graph::zoo

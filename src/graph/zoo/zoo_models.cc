@@ -9,6 +9,8 @@
 
 namespace memplan {
 
+namespace zoo = graph::zoo;  // the builders (src/graph/zoo/models.h)
+
 std::span<const ZooModel> ZooModels() {
   static constexpr std::array<ZooModel, 6> kModels = {{
       {"mobilenet_v1", "MobileNet v1 1.0, 224x224x3 float32, as TensorFlow Lite runs it",
