@@ -62,7 +62,7 @@ void ExpectMeasuredFigures(const std::filesystem::path& original, const std::fil
   ASSERT_TRUE(m["outputs_identical"].get<bool>());
   ASSERT_TRUE(m["split"]["invoke_at_minimal"].get<bool>());
   ASSERT_EQ(m["original"]["outputs_fnv1a64_by_seed"], m["split"]["outputs_fnv1a64_by_seed"]);
-  EXPECT_EQ(fmt::format("{:016x}", detail::HashText(ReadFileBytes(out))),
+  EXPECT_EQ(fmt::format("{:016x}", runtime::HashText(ReadFileBytes(out))),
             m["split_fnv1a64"].get<std::string>())
       << "split writes another model than the one measured on the real TFLM: measure it again "
          "as docs/below-the-bound.md says (\"Checked on the real TFLM\") and record the "
