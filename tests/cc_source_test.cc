@@ -30,6 +30,7 @@ Graph AcceptedChain() {
   return b.Build();
 }
 
+using testing::FilesIn;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::Quote;
@@ -207,14 +208,6 @@ TEST(EmbedCc, WritesTheModelAndTheArenaOfTheWrittenModel) {
   for (std::size_t at; (at = expected.find("chain_1")) != std::string::npos;)
     expected.replace(at, 7, "kws_v2");
   EXPECT_TRUE(ReadFileBytes(dir / "other.cpp") == expected);  // (too long to print)
-}
-
-std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 TEST(EmbedCc, BadCallsWriteNothing) {

@@ -16,6 +16,7 @@ namespace memplan {
 namespace {
 
 using testing::ConvReluAddChain;
+using testing::FilesIn;
 using testing::GraphBuilder;
 using ::testing::HasSubstr;
 using testing::Quote;
@@ -258,14 +259,6 @@ TEST(EmbedModels, ReorderWritesTheNewOrder) {
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_THAT(again.err, HasSubstr("offline plan"));
   EXPECT_FALSE(std::filesystem::exists(dir / "x.tflite"));
-}
-
-std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 TEST(EmbedCli, BadCallsWriteNothing) {

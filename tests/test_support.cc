@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -91,6 +92,14 @@ std::filesystem::path WriteFile(const std::filesystem::path& dir, const std::str
   const auto path = dir / name;
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
+}
+
+std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 CommandResult RunMemplan(const std::string& args) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "memplan/problem.h"
 
@@ -81,5 +82,8 @@ std::string Quote(const std::filesystem::path& path);
 // Writes `bytes` to dir/name (binary) and returns that path.
 std::filesystem::path WriteFile(const std::filesystem::path& dir, const std::string& name,
                                 const std::string& bytes);
+
+// The names of the entries in `dir`, sorted (to check that a refused call wrote nothing).
+std::vector<std::string> FilesIn(const std::filesystem::path& dir);
 
 }  // namespace memplan::testing
