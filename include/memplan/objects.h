@@ -20,6 +20,7 @@
 
 #include "memplan/plan.h"
 #include "memplan/problem.h"
+#include "memplan/strategy_table.h"
 
 namespace memplan {
 
@@ -56,20 +57,8 @@ std::vector<Violation> FindObjectViolations(const Problem& problem, const Object
 // Throws InternalError with the first violations when the plan is wrong.
 void VerifyObjectsOrThrow(const Problem& problem, const ObjectPlan& plan);
 
-using ObjectStrategyFn = ObjectPlan (*)(const Problem&);
-// A strategy that runs others first, taking their plans from `known` where present.
-using ObjectReuseFn = ObjectPlan (*)(const Problem&, std::span<const ObjectPlan> known);
-
-struct ObjectStrategy {
-  std::string_view name;          // the name users type, e.g. "greedy_by_size"
-  std::string_view summary;       // one line for --help and reports
-  ObjectStrategyFn plan;          // the strategy itself; the plan is not yet verified
-  ObjectReuseFn reuse = nullptr;  // the same, reusing known plans; nullptr: it runs no others
-  // Above this many records a group of strategies ("all", "objects") leaves it out unless
-  // it is named; 0: no limit. `slow_because` says why, for the note that it was left out.
-  std::size_t group_limit = 0;
-  std::string_view slow_because = {};
-};
+// One entry of the table of shared-objects strategies.
+using ObjectStrategy = StrategyEntry<ObjectPlan>;
 
 // Every shared-objects strategy, in the order reports list them: TensorFlow Lite GPU's
 // (its enum order), then memplan's own `best` and `exact`.

@@ -6,24 +6,12 @@
 #include <string_view>
 
 #include "memplan/plan.h"
+#include "memplan/strategy_table.h"
 
 namespace memplan {
 
-using OffsetStrategyFn = OffsetPlan (*)(const Problem&);
-// A strategy that runs others first, taking their plans from `known` where present.
-using OffsetReuseFn = OffsetPlan (*)(const Problem&, std::span<const OffsetPlan> known);
-
 // One entry of the table of offsets strategies.
-struct OffsetStrategy {
-  std::string_view name;          // the name users type, e.g. "greedy_by_size"
-  std::string_view summary;       // one line for --help and reports
-  OffsetStrategyFn plan;          // the strategy itself; the plan is not yet verified
-  OffsetReuseFn reuse = nullptr;  // the same, reusing known plans; nullptr: it runs no others
-  // Above this many records a group of strategies ("all", "offsets") leaves it out unless
-  // it is named; 0: no limit. `slow_because` says why, for the note that it was left out.
-  std::size_t group_limit = 0;
-  std::string_view slow_because = {};
-};
+using OffsetStrategy = StrategyEntry<OffsetPlan>;
 
 // Every offset strategy, in the order reports list them.
 std::span<const OffsetStrategy> OffsetStrategies();

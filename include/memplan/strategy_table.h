@@ -1,9 +1,10 @@
 #pragma once
 // What the offsets and the shared-objects strategy tables (offsets.h, objects.h) share:
-// finding an entry by name, refusing an unknown name with the names known, and running an
-// entry, on the plans of others when it can reuse them.
+// the entry, finding an entry by name, refusing an unknown name with the names known, and running
+// an entry, on the plans of others when it can reuse them.
 #include <fmt/format.h>
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +14,20 @@
 #include "memplan/problem.h"
 
 namespace memplan {
+
+// One entry of a strategy table that plans a Problem into a `Plan` (OffsetPlan, ObjectPlan).
+template <class Plan>
+struct StrategyEntry {
+  std::string_view name;                   // the name users type, e.g. "greedy_by_size"
+  std::string_view summary;                // one line for --help and reports
+  Plan (*plan)(const Problem&) = nullptr;  // the strategy itself; the plan is not yet verified
+  // The same, reusing the plans of others from `known`; nullptr: it runs no others.
+  Plan (*reuse)(const Problem&, std::span<const Plan> known) = nullptr;
+  // Above this many records a group of strategies ("all", or the table's mode) leaves it out
+  // unless it is named; 0: no limit. `slow_because` says why, for the note that it was left out.
+  std::size_t group_limit = 0;
+  std::string_view slow_because = {};
+};
 
 // The entry called `name` in `table`, or nullptr. `Strategy` has a `name`.
 template <class Strategy>
