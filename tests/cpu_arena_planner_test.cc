@@ -192,6 +192,75 @@ TEST(CpuArenaPlanner, ALateChangeWithRoomIsRepairedInPlace) {
   EXPECT_GT(repaired, 0);  // the repair is reached
 }
 
+// The offsets of the main-arena tensors with memory, by tensor (-1: none).
+std::vector<std::ptrdiff_t> OffsetsByTensor(const CpuArenaPlanner& planner) {
+  std::vector<std::ptrdiff_t> offsets;
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(planner.graph().tensors.size()); ++t)
+    offsets.push_back(planner.TensorData(t) ? planner.TensorData(t) - planner.ArenaBase() : -1);
+  return offsets;
+}
+
+void ScaleAll(CpuArenaPlanner& planner, const CpuGraph& g, Bytes num, Bytes den) {
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(g.tensors.size()); ++t)
+    planner.ResizeTensor(t, g.tensors[t].bytes * num / den);
+}
+
+// A resize that multiplies every tensor by one whole factor takes the layout before with
+// its offsets multiplied alike, when that is at the new lower bound; otherwise it plans as
+// before. Either way the layout is sound.
+TEST(CpuArenaPlanner, AResizeThatScalesEveryTensorAlikeScalesTheLayout) {
+  int scaled = 0;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CpuGraph g = RandomGraph(seed, 30);
+    CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+    planner.PlanAllocations();
+    const Bytes arena = PlanWhole(planner);
+    const bool at_bound = planner.last_stats().tflite_check == CpuTfliteCheck::kAtBound;
+    const std::vector<std::ptrdiff_t> before = OffsetsByTensor(planner);
+    ScaleAll(planner, g, 3, 1);
+    PlanWhole(planner);
+    ExpectNoOverlap(planner);
+    ExpectAllPlaced(planner);
+    const auto [problem, offsets] = planner.MainArenaLayout();
+    EXPECT_LE(planner.PlannedArenaBytes(), 3 * arena);
+    if (!planner.last_stats().scaled) continue;
+    ++scaled;
+    EXPECT_TRUE(at_bound);  // only a layout at its bound is scaled
+    EXPECT_EQ(planner.PlannedArenaBytes(), 3 * arena);
+    EXPECT_EQ(planner.PlannedArenaBytes(), OffsetsLowerBound(problem));
+    EXPECT_EQ(planner.last_stats().tflite_check, CpuTfliteCheck::kAtBound);
+    const std::vector<std::ptrdiff_t> after = OffsetsByTensor(planner);
+    for (std::size_t t = 0; t < after.size(); ++t)
+      if (before[t] >= 0 && g.tensors[t].type == CpuAllocationType::kArenaRw)
+        EXPECT_EQ(after[t], 3 * before[t]) << "tensor " << t;
+  }
+  EXPECT_GT(scaled, 0);  // the path is reached
+}
+
+// Not scaled: a tensor that did not grow with the others, or a ratio whose offsets would
+// lose their alignment (x 3/2 of a 16-byte multiple may be 8 bytes off); planned as usual.
+TEST(CpuArenaPlanner, AResizeThatDoesNotScaleAlikePlansAsUsual) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CpuGraph g = RandomGraph(seed, 30);
+    CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+    planner.PlanAllocations();
+    PlanWhole(planner);
+    ScaleAll(planner, g, 2, 1);
+    planner.ResizeTensor(g.nodes[10].outputs[0], g.tensors[g.nodes[10].outputs[0]].bytes * 2 + 16);
+    PlanWhole(planner);
+    EXPECT_FALSE(planner.last_stats().scaled);
+    ExpectNoOverlap(planner);
+    ExpectAllPlaced(planner);
+    ScaleAll(planner, g, 3, 2);
+    PlanWhole(planner);
+    ExpectNoOverlap(planner);
+    ExpectAllPlaced(planner);
+    for (const std::ptrdiff_t offset : OffsetsByTensor(planner)) EXPECT_EQ(offset % 16, 0);
+  }
+}
+
 TEST(CpuArenaPlanner, RepeatedShapeIsACacheHitAndNoChangeIsALookup) {
   const CpuGraph g = RandomGraph(11, 25);
   CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));

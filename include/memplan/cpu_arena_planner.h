@@ -129,7 +129,10 @@ struct CpuPlanStats {
   std::size_t placed = 0;  // main-arena tensors given an offset by this call
   std::size_t kept = 0;    // kMemplan: tensors whose earlier offsets were kept fixed
   std::int32_t first_replanned_node = -1;  // kMemplan: where the re-plan started (-1: none)
-  Bytes planned_bytes = 0;                 // the main arena's plan (high-water mark)
+  // kMemplan: every tensor grew or shrank by one ratio and the layout before, its offsets
+  // scaled alike, was taken (at the lower bound; docs/cpu-planner.md).
+  bool scaled = false;
+  Bytes planned_bytes = 0;                              // the main arena's plan (high-water mark)
   CpuTfliteCheck tflite_check = CpuTfliteCheck::kNone;  // kMemplan: see CpuTfliteCheck
 };
 

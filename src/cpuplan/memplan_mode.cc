@@ -515,14 +515,7 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
                                           const cpuplan::Layout* previous) const {
   if (previous && previous->peak_step >= 0) {
     const Step peak = previous->peak_step;
-    Bytes padded = 0, top_pad = 0;
-    for (const Placement& p : out.placement) {
-      if (p.size == 0 || p.first > peak || RecordLast(p.first, p.last) < peak) continue;
-      const Bytes aligned = cpuplan::AlignUpFast(p.size, options_.tensor_alignment);
-      padded += aligned;
-      top_pad = std::max(top_pad, aligned - p.size);
-    }
-    const Bytes at_peak = padded > top_pad ? padded - top_pad : 0;
+    const Bytes at_peak = AliveAt(out.placement, peak);
     if (out.high_water <= at_peak) {
       out.bound = at_peak;
       out.peak = peak;
@@ -539,6 +532,11 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
 // whole plan directly (kSmallRange).
 cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range) {
   cpuplan::Replan missed;  // bound and peak only
+  // The first call after a reset, every tensor from its first node on without a place: a
+  // resize, tried as a scaling of the layout before.
+  if (cpuplan::Replan scaled;
+      !layout_ && range.reach <= range.first_node && ScaleLayout(range, scaled))
+    return scaled;
   if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
   if (range.tensors.size() <= kSmallRange) return PlanFrom(range, range.first_node, true);
   cpuplan::Replan chosen = PlanFrom(range, range.reach);
@@ -575,6 +573,7 @@ std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t fir
     stats_.placed = chosen.placed;
     stats_.kept = chosen.fixed;
     stats_.first_replanned_node = chosen.from;
+    stats_.scaled = chosen.scaled;
     tflite_was_candidate = fresh && chosen.tflite_candidate && chosen.fixed == 0;
   } else {
     layout->placement = range.start;

@@ -135,6 +135,12 @@ class CpuArenaPlanner::Impl {
   // bound (a re-plan of the same range places the same tensors: the same bound).
   std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range, cpuplan::Replan& missed);
   bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous) const;
+  // The layout before with every offset scaled by the ratio all the range's tensors grew or
+  // shrank by, when that is a whole plan at the new lower bound (scaled_layout.cc); verified.
+  bool ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
+  // The bytes alive at `step` among `placement`, sizes rounded up to the alignment except the
+  // topmost: a lower bound of their arena, in one pass.
+  Bytes AliveAt(const std::vector<cpuplan::Placement>& placement, Step step) const;
   // last_use: the range's placements are not needed after this plan (it takes them).
   cpuplan::Replan PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from, bool last_use = false);
   // The range's placements `start` with every tensor first used after its last node forgotten.

@@ -40,6 +40,7 @@ struct Replan {
   Bytes bound = kUnknownBound;    // the lower bound of the whole layout, when known
   Bytes problem_bound = 0;        // around kept offsets: the bound of the problem's records
   Step peak = -1;                 // where the whole layout's bound is reached, when known
+  bool scaled = false;            // the layout before, scaled (scaled_layout.cc)
 };
 
 // Buffers the memplan mode reuses from plan to plan (their capacity stays), so a plan of a
