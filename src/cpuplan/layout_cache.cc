@@ -77,8 +77,8 @@ const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature
 }
 
 void LayoutCache::Insert(std::uint64_t hash, const LayoutKey& key,
-                         std::shared_ptr<const ShapeSignature> shapes,
-                         std::shared_ptr<const Layout> layout) {
+                         LocalShared<const ShapeSignature> shapes,
+                         LocalShared<const Layout> layout) {
   if (capacity_ == 0) return;
   Entry entry{key, {std::move(layout), std::move(shapes)}};
   if (entries_.size() < capacity_) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "src/cpuplan/local_shared.h"
 #include "src/cpuplan/simple_arena.h"
 
 namespace memplan::cpuplan {
@@ -61,8 +62,8 @@ struct LayoutKey {
 
 // A cached layout and the shapes it was made for (shared with the call log).
 struct CachedLayout {
-  std::shared_ptr<const Layout> layout;
-  std::shared_ptr<const ShapeSignature> shapes;
+  LocalShared<const Layout> layout;
+  LocalShared<const ShapeSignature> shapes;
 };
 
 class LayoutCache {
@@ -76,8 +77,8 @@ class LayoutCache {
   const CachedLayout* Find(const LayoutKey& key, const ShapeSignature& shapes,
                            std::uint64_t& hash) const;
   // Keeps it, dropping the oldest entry beyond the capacity (`hash`: Hash(key, *shapes)).
-  void Insert(std::uint64_t hash, const LayoutKey& key,
-              std::shared_ptr<const ShapeSignature> shapes, std::shared_ptr<const Layout> layout);
+  void Insert(std::uint64_t hash, const LayoutKey& key, LocalShared<const ShapeSignature> shapes,
+              LocalShared<const Layout> layout);
   std::size_t size() const { return entries_.size(); }
   static std::uint64_t Hash(const LayoutKey& key, const ShapeSignature& shapes);
 

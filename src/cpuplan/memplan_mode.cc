@@ -75,8 +75,7 @@ class LazyBound {
     const auto within = [&](Bytes bound) {
       return static_cast<double>(arena) <= static_cast<double>(bound) * slack;
     };
-    return (exact_ == cpuplan::kUnknownBound &&
-            (within(AtHint()) || (guessed_ && within(Coarse())))) ||
+    return (exact_ == cpuplan::kUnknownBound && (within(AtHint()) || within(Coarse()))) ||
            within(Exact());
   }
   // Without a node from an earlier layout, the first and the last node of the record a plan
@@ -195,10 +194,11 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
       // A copy of the shapes for the log and the cache, in the new layout (one allocation for
       // both), unless the last one logged is the same (the first call after PlanAllocations, a
       // range after ResetAllocationsAfter).
-      auto layout = std::make_shared<Layout>();
+      auto layout = cpuplan::MakeLocalShared<Layout>();
       if (!logged_shapes_ || !(*logged_shapes_ == signature_)) {
         layout->shapes = signature_;
-        logged_shapes_ = std::shared_ptr<const cpuplan::ShapeSignature>(layout, &layout->shapes);
+        logged_shapes_ =
+            cpuplan::LocalShared<const cpuplan::ShapeSignature>(layout, &layout->shapes);
       }
       shadow_.Executed(first, last, logged_shapes_, false);
       AssignTemporaries(first, last);
@@ -359,10 +359,11 @@ bool CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem, const std::st
   return cpuplan::PlaceByScan(problem, scratch_.order, false, plan, stop_at);
 }
 
-// The candidate that won the last plan goes first; the other runs when it missed the bound.
-// TensorFlow Lite's placement always runs then (it is what proves the arena no larger than
-// TensorFlow Lite's), after the cheap strategy only as far as that proof needs; the cheap
-// strategy, after it lost, only on every kRecheck-th such plan.
+// The cheap strategy goes first where it met the bound in the last plan from nothing;
+// TensorFlow Lite's placement runs whenever the cheap plan misses the bound (it is what
+// proves the arena no larger than TensorFlow Lite's), after the cheap strategy only as far
+// as that proof needs; first otherwise, the cheap strategy then following only as far as
+// it could win, and only where TensorFlow Lite's misses the slack or every kRecheck-th plan.
 // The full strategy runs only when neither came within good_enough of the bound. The
 // candidates are made in the scratch plans (no allocation once they have grown).
 const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem,
@@ -375,35 +376,44 @@ const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem
   LazyBound bound(problem, previous ? previous->peak_step : -1);
   OffsetPlan* chosen = &scratch_.plans[0];
   OffsetPlan* other = &scratch_.plans[1];
-  if (cheap_won_ || !replan) {
+  const double slack = replan ? options_.replan_good_enough : options_.good_enough;
+  if (!replan || cheap_at_bound_) {
+    // The cheap strategy first where it met the bound last time: it most likely does again,
+    // and then it is the whole plan.
     CheapPlacement(problem, options_.replan_strategy, *chosen);
     bound.HintIfNone(*chosen);
-    if (!bound.Reaches(chosen->arena_bytes)) {
+    cheap_at_bound_ = bound.Reaches(chosen->arena_bytes);
+    if (!cheap_at_bound_) {
       // TensorFlow Lite's placement only until its arena passes ours: its arena only grows
       // as it places, so from there on it is larger (and ours stays). An equal one is
       // placed whole and taken, as the cheaper of the two to make next time.
       const bool whole = TflitePlacement(problem, free, *other, chosen->arena_bytes + 1);
       out.tflite_candidate = true;
-      cheap_won_ = !whole || chosen->arena_bytes < other->arena_bytes;
-      if (!cheap_won_) std::swap(chosen, other);
+      if (whole && other->arena_bytes <= chosen->arena_bytes) std::swap(chosen, other);
     }
   } else {
+    // Otherwise TensorFlow Lite's placement first: it has to run anyway unless the cheap plan
+    // meets the bound. The cheap strategy follows only where TensorFlow Lite's is not within
+    // the slack of the bound, or on every kRecheck-th plan (shapes drift; it may meet the
+    // bound again), and only until it reaches TensorFlow Lite's arena.
     TflitePlacement(problem, free, *chosen);
     out.tflite_candidate = true;
     bound.HintIfNone(*chosen);
-    if (++cheap_skipped_ % kRecheck == 0 && !bound.Reaches(chosen->arena_bytes)) {
-      // Only until it reaches TensorFlow Lite's arena: from there on it cannot win.
-      cheap_won_ = CheapPlacement(problem, options_.replan_strategy, *other, chosen->arena_bytes) &&
-                   other->arena_bytes < chosen->arena_bytes;
-      if (cheap_won_) std::swap(chosen, other);
+    if ((++cheap_skipped_ % kRecheck == 0 || !bound.Within(chosen->arena_bytes, slack)) &&
+        !bound.Reaches(chosen->arena_bytes) &&
+        CheapPlacement(problem, options_.replan_strategy, *other, chosen->arena_bytes) &&
+        other->arena_bytes < chosen->arena_bytes) {
+      std::swap(chosen, other);
+      cheap_at_bound_ = bound.Reaches(chosen->arena_bytes);
     }
   }
-  const double slack = replan ? options_.replan_good_enough : options_.good_enough;
-  // A re-plan skips the full strategy once it failed to beat the cheap plans.
+  // A re-plan skips the full strategy once it failed to bring a plan within the slack: it
+  // costs a hundred cheap plans, worth it only where it reaches what the cheap ones missed.
   if ((!replan || strategy_helped_) && !bound.Within(chosen->arena_bytes, slack)) {
     OffsetPlan full = PlanOffsets(problem, options_.strategy);  // verified inside
-    strategy_helped_ = full.arena_bytes < chosen->arena_bytes;
-    if (strategy_helped_) {
+    const bool smaller = full.arena_bytes < chosen->arena_bytes;
+    strategy_helped_ = smaller && bound.Within(full.arena_bytes, options_.replan_good_enough);
+    if (smaller) {
       *other = std::move(full);
       std::swap(chosen, other);
     }
@@ -557,10 +567,9 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
   return chosen;
 }
 
-std::shared_ptr<const Layout> CpuArenaPlanner::Impl::PlanLayout(std::int32_t first,
-                                                                std::int32_t last, bool fresh,
-                                                                std::shared_ptr<Layout> layout,
-                                                                std::uint64_t key_hash) {
+cpuplan::LocalShared<const Layout> CpuArenaPlanner::Impl::PlanLayout(
+    std::int32_t first, std::int32_t last, bool fresh, cpuplan::LocalShared<Layout> layout,
+    std::uint64_t key_hash) {
   cpuplan::RangeToPlan& range = GatherRange(first, last);
   bool tflite_was_candidate = false;
   Bytes layout_bound = cpuplan::kUnknownBound;
@@ -650,7 +659,7 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
 
 void CpuArenaPlanner::Impl::ResetAfterMemplan(std::int32_t node) {
   if (!layout_) return;
-  auto layout = std::make_shared<Layout>();  // the placements, not the shapes
+  auto layout = cpuplan::MakeLocalShared<Layout>();  // the placements, not the shapes
   layout->placement = layout_->placement;
   layout->check = layout_->check;
   layout->peak_step = layout_->peak_step;

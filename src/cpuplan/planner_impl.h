@@ -60,8 +60,8 @@ class CpuArenaPlanner::Impl {
 
   // kMemplan only: the layout in use, the one before the last ResetAllocations (a hint),
   // the shape signature and the cache (memplan_mode.cc).
-  std::shared_ptr<const cpuplan::Layout> layout_;
-  std::shared_ptr<const cpuplan::Layout> hint_;
+  cpuplan::LocalShared<const cpuplan::Layout> layout_;
+  cpuplan::LocalShared<const cpuplan::Layout> hint_;
   cpuplan::ShapeSignature signature_;
   cpuplan::LayoutCache cache_;
   std::uint64_t version_ = 1;       // bumped by every change that can alter a plan
@@ -71,15 +71,15 @@ class CpuArenaPlanner::Impl {
   // kMemplan: the calls TensorFlow Lite's planner would have seen, replayed when needed,
   // and the shapes the last logged call saw.
   cpuplan::TfliteShadow shadow_;
-  std::shared_ptr<const cpuplan::ShapeSignature> logged_shapes_;
+  cpuplan::LocalShared<const cpuplan::ShapeSignature> logged_shapes_;
   // tflite_cpu mode as a replay (TfliteShadow): plans, but allocates no buffers.
   bool plan_only_ = false;
-  // kMemplan: whether `strategy` beat the cheap plans the last time it ran (a re-plan runs
-  // it only then).
+  // kMemplan: whether `strategy` beat the cheap plans and came within replan_good_enough of
+  // the bound the last time it ran (a re-plan runs it only then).
   bool strategy_helped_ = true;
-  // kMemplan: whether replan_strategy beat TensorFlow Lite's placement in the last plan from
-  // nothing where both ran, and how often it was skipped since (memplan_mode.cc).
-  bool cheap_won_ = true;
+  // kMemplan: whether replan_strategy's last plan from nothing met the lower bound (it goes
+  // first then), and how often it was skipped since (memplan_mode.cc).
+  bool cheap_at_bound_ = true;
   std::uint32_t cheap_skipped_ = 0;
 
  private:
@@ -112,10 +112,9 @@ class CpuArenaPlanner::Impl {
   // Plans into `layout` (new, possibly holding the shapes already) and returns it; its id
   // derives from the call's cache key (`key_hash`), the layout before and the calls since
   // the last reset.
-  std::shared_ptr<const cpuplan::Layout> PlanLayout(std::int32_t first, std::int32_t last,
-                                                    bool fresh,
-                                                    std::shared_ptr<cpuplan::Layout> layout,
-                                                    std::uint64_t key_hash);
+  cpuplan::LocalShared<const cpuplan::Layout> PlanLayout(
+      std::int32_t first, std::int32_t last, bool fresh,
+      cpuplan::LocalShared<cpuplan::Layout> layout, std::uint64_t key_hash);
   // PlanLayout's steps (memplan_mode.cc). What the call has to place.
   cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
   // Whether a tensor has main-arena memory of its own now, and whether a placement still

@@ -18,12 +18,12 @@ inline constexpr std::int32_t kNoNode = std::numeric_limits<std::int32_t>::max()
 
 // What a call has to place in the main arena.
 struct RangeToPlan {
-  std::int32_t last = 0;                   // the range's last node
-  std::shared_ptr<const Layout> previous;  // the layout before the call, else the hint
-  std::vector<Placement> start;            // per tensor: the previous placements that hold
-  std::vector<std::int32_t> tensors;       // the range's tensors with memory of their own
-  std::int32_t reach = kNoNode;            // the first node of one without a place
-  std::int32_t first_node = kNoNode;       // the first node of any of them
+  std::int32_t last = 0;               // the range's last node
+  LocalShared<const Layout> previous;  // the layout before the call, else the hint
+  std::vector<Placement> start;        // per tensor: the previous placements that hold
+  std::vector<std::int32_t> tensors;   // the range's tensors with memory of their own
+  std::int32_t reach = kNoNode;        // the first node of one without a place
+  std::int32_t first_node = kNoNode;   // the first node of any of them
 };
 
 // One way to re-plan: the tensors first used from node `from` on placed around every

@@ -53,20 +53,29 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   const Bytes divisor = std::gcd(graph_.tensors[t0].bytes, old0);
   const Bytes num = graph_.tensors[t0].bytes / divisor, den = old0 / divisor;
   if (num == den) return false;  // nothing scaled: what still holds is kept elsewhere
-  out.placement.assign(graph_.tensors.size(), Placement{});
+  // Every offset scaled into the verification's plan first (its buffer kept from call to
+  // call), so a resize that does not scale costs one pass and no layout.
+  OffsetPlan& plan = scratch_.plans[0];
+  plan.offsets.clear();
   Bytes high = 0;
   for (const std::int32_t t : range.tensors) {
     const Placement p = in_old(t);
     const Bytes bytes = graph_.tensors[t].bytes;
-    Bytes scaled_size = 0, offset = 0;
+    Bytes size = 0, offset = 0;
     if (p.size == 0 || p.first != alloc_node_[t] || p.last != dealloc_node_[t] ||
-        !ScaleExactly(p.size, num, den, scaled_size) || scaled_size != bytes ||
+        !ScaleExactly(p.size, num, den, size) || size != bytes ||
         !ScaleExactly(p.offset, num, den, offset) ||
         !cpuplan::IsAligned(offset, options_.tensor_alignment) ||
         offset > std::numeric_limits<Bytes>::max() / 2 - bytes)
       return false;
-    out.placement[static_cast<std::size_t>(t)] = {offset, bytes, p.first, p.last, t};
+    plan.offsets.push_back(offset);
     high = std::max(high, offset + bytes);
+  }
+  out.placement.assign(graph_.tensors.size(), Placement{});
+  for (std::size_t k = 0; k < range.tensors.size(); ++k) {
+    const std::int32_t t = range.tensors[k];
+    out.placement[static_cast<std::size_t>(t)] = {plan.offsets[k], graph_.tensors[t].bytes,
+                                                  alloc_node_[t], dealloc_node_[t], t};
   }
   // The bytes alive at the old peak are a lower bound of the new records; an arena that
   // reaches them is at the bound.
@@ -75,16 +84,12 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   if (high > at_peak) return false;
   // Verified as every plan is: the records and offsets as a problem of their own.
   Problem& problem = scratch_.problem;
-  OffsetPlan& plan = scratch_.plans[0];
   problem.alignment = options_.tensor_alignment;
   problem.records.clear();
   problem.fixed_offsets.clear();
-  plan.offsets.clear();
-  for (const std::int32_t t : range.tensors) {
-    const Placement& p = out.placement[static_cast<std::size_t>(t)];
-    problem.records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
-    plan.offsets.push_back(p.offset);
-  }
+  for (const std::int32_t t : range.tensors)
+    problem.records.push_back(
+        {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
   plan.arena_bytes = high;
   plan.strategy.assign("scaled");
   cpuplan::VerifyBySweep(problem, plan);

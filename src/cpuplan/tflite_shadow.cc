@@ -14,7 +14,7 @@ void TfliteShadow::Reserve(std::size_t tensors) {
   log_.reserve(8);
 }
 
-void TfliteShadow::Planned(std::shared_ptr<const ShapeSignature> shapes) {
+void TfliteShadow::Planned(LocalShared<const ShapeSignature> shapes) {
   dropped_in_.assign(shapes->size(), 0);
   drops_ = 0;
   plan_shapes_ = std::move(shapes);
@@ -31,7 +31,7 @@ void TfliteShadow::Reset() {
 }
 
 void TfliteShadow::Executed(std::int32_t first, std::int32_t last,
-                            std::shared_ptr<const ShapeSignature> shapes, bool unchanged) {
+                            LocalShared<const ShapeSignature> shapes, bool unchanged) {
   if (unchanged && !log_.empty() && log_.back().execute && log_.back().first == first &&
       log_.back().last == last) {
     if (log_.back().repeated) return;  // a third identical call changes nothing

@@ -25,12 +25,12 @@ class TfliteShadow {
   // Room for a graph of `tensors` tensors and a few calls, taken with the graph.
   void Reserve(std::size_t tensors);
   // PlanAllocations with these shapes: a new generation, nothing logged.
-  void Planned(std::shared_ptr<const ShapeSignature> shapes);
+  void Planned(LocalShared<const ShapeSignature> shapes);
   // ResetAllocations: the log starts again (the replay planner resets when next used).
   void Reset();
   // ExecuteAllocations(first, last) with these shapes. A call repeated with nothing changed
   // is logged at most twice: TensorFlow Lite's state stops changing after the second.
-  void Executed(std::int32_t first, std::int32_t last, std::shared_ptr<const ShapeSignature> shapes,
+  void Executed(std::int32_t first, std::int32_t last, LocalShared<const ShapeSignature> shapes,
                 bool unchanged);
   void ResetAfter(std::int32_t node);
   // ReplaceGraph: the replay planner is rebuilt from the next graph.
@@ -55,13 +55,13 @@ class TfliteShadow {
     bool execute = true;  // else ResetAllocationsAfter(first)
     std::int32_t first = 0;
     std::int32_t last = 0;
-    std::shared_ptr<const ShapeSignature> shapes;
+    LocalShared<const ShapeSignature> shapes;
     bool repeated = false;  // an unchanged call logged a second time
   };
   void ApplyShapes(const ShapeSignature& shapes);
 
   std::unique_ptr<CpuArenaPlanner::Impl> replay_;
-  std::shared_ptr<const ShapeSignature> plan_shapes_;
+  LocalShared<const ShapeSignature> plan_shapes_;
   std::vector<Entry> log_;
   std::vector<std::uint64_t> dropped_in_;  // per tensor: the epoch + 1 it was dropped in, or 0
   std::size_t drops_ = 0;
