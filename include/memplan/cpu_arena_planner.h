@@ -130,6 +130,10 @@ struct CpuPlanStats {
   std::size_t kept = 0;    // kMemplan: tensors whose earlier offsets were kept fixed
   std::int32_t first_replanned_node = -1;  // kMemplan: where the re-plan started (-1: none)
   Bytes planned_bytes = 0;                 // the main arena's plan (high-water mark)
+  // Bytes of the old main-arena buffer copied into the new one when it grew (0: it did not
+  // grow, or nothing in it had to survive). kTfliteCpu copies the whole old buffer, as
+  // TensorFlow Lite does; kMemplan only what the tensors that kept their offsets hold.
+  Bytes buffer_bytes_copied = 0;
   CpuTfliteCheck tflite_check = CpuTfliteCheck::kNone;  // kMemplan: see CpuTfliteCheck
 };
 
