@@ -2,6 +2,7 @@
 // of shapes with the CPU arena planner; usage errors without any model file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tests/test_support.h"
@@ -33,8 +34,11 @@ TEST(CliRunResize, Lfm2SequenceGrowsAndComesBack) {
   for (const auto& s : j["steps"]) {
     for (const char* key :
          {"shapes", "arena_bytes", "tflite_cpu_arena_bytes", "lower_bound_bytes",
-          "replanned_tensors", "replan_us", "full_plan_us", "outputs_match_naive"})
+          "replanned_tensors", "buffer_bytes_copied", "tflite_cpu_buffer_bytes_copied", "replan_us",
+          "full_plan_us", "outputs_match_naive"})
       EXPECT_TRUE(s.contains(key)) << key;
+    // Each step is a whole re-plan after ResetAllocations: no tensor has data to keep.
+    EXPECT_EQ(s["buffer_bytes_copied"].get<std::uint64_t>(), 0u);
     EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
     EXPECT_LE(s["arena_bytes"].get<std::uint64_t>(),
               s["tflite_cpu_arena_bytes"].get<std::uint64_t>());
@@ -44,6 +48,13 @@ TEST(CliRunResize, Lfm2SequenceGrowsAndComesBack) {
   EXPECT_EQ(j["steps"][1]["shapes"]["input_ids"], nlohmann::json::array({1, 32}));
   EXPECT_GT(j["steps"][2]["arena_bytes"].get<std::uint64_t>(),
             j["steps"][1]["arena_bytes"].get<std::uint64_t>());
+  // tflite_cpu's buffer, grown by step 2, was as large as its largest plan before: all copied.
+  const auto tflite_arena = [&](int k) {
+    return j["steps"][k]["tflite_cpu_arena_bytes"].get<std::uint64_t>();
+  };
+  const std::uint64_t held = std::max(tflite_arena(0), tflite_arena(1));
+  ASSERT_GT(tflite_arena(2), held);
+  EXPECT_EQ(j["steps"][2]["tflite_cpu_buffer_bytes_copied"].get<std::uint64_t>(), held);
   // Back to a shape seen before: the cached layout, nothing re-planned.
   EXPECT_TRUE(j["steps"][3]["cache_hit"].get<bool>());
   EXPECT_EQ(j["steps"][3]["replanned_tensors"], 0);

@@ -132,7 +132,11 @@ struct CpuPlanStats {
   // kMemplan: every tensor grew or shrank by one ratio and the layout before, its offsets
   // scaled alike, was taken (at the lower bound; docs/cpu-planner.md).
   bool scaled = false;
-  Bytes planned_bytes = 0;                              // the main arena's plan (high-water mark)
+  Bytes planned_bytes = 0;  // the main arena's plan (high-water mark)
+  // Bytes of the old main-arena buffer copied into the new one when it grew (0: it did not
+  // grow, or nothing in it had to survive). kTfliteCpu copies the whole old buffer, as
+  // TensorFlow Lite does; kMemplan only what the tensors that kept their offsets hold.
+  Bytes buffer_bytes_copied = 0;
   CpuTfliteCheck tflite_check = CpuTfliteCheck::kNone;  // kMemplan: see CpuTfliteCheck
 };
 

@@ -31,6 +31,10 @@ struct ResizeStepReport {
   std::size_t arena_tensors = 0;  // tensors in the main arena
   std::int32_t first_replanned_node = -1;
   bool cache_hit = false;
+  // Bytes of the old main-arena buffer each mode copied when the step grew it (memplan: none,
+  // a whole re-plan after ResetAllocations keeps no data; tflite_cpu: the whole old buffer).
+  Bytes buffer_bytes_copied = 0;
+  Bytes tflite_cpu_buffer_bytes_copied = 0;
   double replan_us = 0;      // ResetAllocations + ExecuteAllocations, memplan mode
   double tflite_cpu_us = 0;  // the same calls in tflite_cpu mode
   double full_plan_us = 0;   // memplan mode from nothing (a new planner, no cache)

@@ -169,7 +169,8 @@ void CpuArenaPlanner::Impl::ReleaseNonPersistentMemory() {
 }
 
 void CpuArenaPlanner::Impl::AcquireNonPersistentMemory() {
-  main_.Commit();
+  // After a release the old buffer is empty: nothing to copy (a held one does not grow).
+  main_.Commit(cpuplan::kKeepAll);
   has_non_persistent_memory_ = true;
   const auto n = static_cast<std::int32_t>(graph_.tensors.size());
   for (int pass = 0; pass < 2; ++pass)

@@ -134,6 +134,25 @@ class LazyBound {
   Step peak_ = -1;
 };
 
+// The leading bytes of the main arena that must survive its growth from layout `before` (the
+// one in use before the call) to `after`: up to the end of the highest placement that held
+// data and keeps its tensor, offset and size. No layout before (a ResetAllocations since):
+// no tensor has data, nothing is kept.
+Bytes KeptPrefix(const Layout* before, const Layout& after) {
+  if (!before) return 0;
+  if (before == &after) return after.high_water;
+  const std::vector<Placement>& old = before->placement;
+  const std::size_t n = std::min(old.size(), after.placement.size());
+  Bytes end = 0;
+  for (std::size_t t = 0; t < n; ++t) {
+    const Placement& p = old[t];
+    const Placement& q = after.placement[t];
+    if (p.size > 0 && p.offset == q.offset && p.size == q.size)
+      end = std::max(end, p.offset + p.size);
+  }
+  return end;
+}
+
 Bytes HighWater(const std::vector<Placement>& placement) {
   Bytes high = 0;
   for (const Placement& p : placement) high = std::max(high, p.offset + p.size);
@@ -174,6 +193,7 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
 }
 
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
+  const std::shared_ptr<const Layout> before = layout_;  // whose tensors hold data now
   const bool unchanged =
       layout_ && version_ == done_version_ && first == done_first_ && last == done_last_;
   if (unchanged) {
@@ -219,8 +239,10 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     done_last_ = last;
     last_active_node_ = last;
   }
-  main_.Commit();
-  persistent_.Commit();
+  // A growth keeps only what must survive, the persistent arena all of it (variables).
+  main_.Commit(main_.WillGrow() ? KeptPrefix(before.get(), *layout_) : 0);
+  persistent_.Commit(cpuplan::kKeepAll);
+  stats_.buffer_bytes_copied = main_.bytes_copied();
   has_non_persistent_memory_ = true;
   stats_.planned_bytes = layout_->high_water;
   stats_.tflite_check = layout_->check;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "memplan/error.h"
@@ -86,13 +87,17 @@ void SimpleArena::RaiseHighWater(Bytes bytes) {
   high_water_ = std::max(high_water_, bytes);
 }
 
-bool SimpleArena::Commit() {
+bool SimpleArena::Commit(Bytes keep) {
+  bytes_copied_ = 0;
   if (high_water_ <= buffer_bytes_) return false;
   // The new block is taken before the old one is freed, so it always moves.
   auto memory = std::make_unique_for_overwrite<std::byte[]>(high_water_ + kBufferAlignment);
   const auto raw = reinterpret_cast<std::uintptr_t>(memory.get());
   std::byte* base = memory.get() + (kBufferAlignment - raw % kBufferAlignment) % kBufferAlignment;
   const Bytes old = buffer_bytes_;
+  // The buffer only grows, so the old size bounds what can be kept.
+  bytes_copied_ = std::min(keep, old);
+  if (bytes_copied_ > 0) std::memcpy(base, base_, bytes_copied_);
   memory_ = std::move(memory);
   base_ = base;
   buffer_bytes_ = high_water_;

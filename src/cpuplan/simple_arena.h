@@ -14,6 +14,8 @@ namespace memplan::cpuplan {
 
 // No last node: alive to the end of the run.
 inline constexpr std::int32_t kEndOfRun = INT32_MAX;
+// Commit's `keep` for a buffer whose whole old contents survive a growth.
+inline constexpr Bytes kKeepAll = ~Bytes{0};
 
 // Where a tensor sits in an arena over nodes [first, last] (both inclusive); size 0 = none.
 struct Placement {
@@ -50,14 +52,20 @@ class SimpleArena {
   void SetHighWater(Bytes bytes) { high_water_ = bytes; }
 
   // Grows the buffer to the high-water mark when it is smaller; true when the buffer was
-  // allocated anew (so every pointer into it changed).
-  bool Commit();
+  // allocated anew (so every pointer into it changed). The first `keep` bytes of the old
+  // buffer (at most its size) are copied into the new one before the old one is freed:
+  // the data at offsets the plan kept survives the growth.
+  bool Commit(Bytes keep);
+  // Whether the next Commit allocates a new buffer.
+  bool WillGrow() const { return high_water_ > buffer_bytes_; }
   // Frees the buffer (the plan stays).
   void Release();
 
   std::byte* base() const { return base_; }
   Bytes buffer_bytes() const { return buffer_bytes_; }
   Bytes high_water() const { return high_water_; }
+  // The bytes the last Commit copied from the old buffer (0 when it did not grow).
+  Bytes bytes_copied() const { return bytes_copied_; }
 
  private:
   bool persistent_;
@@ -68,6 +76,7 @@ class SimpleArena {
   std::unique_ptr<std::byte[]> memory_;
   std::byte* base_ = nullptr;  // memory_ aligned to 64 bytes
   Bytes buffer_bytes_ = 0;
+  Bytes bytes_copied_ = 0;
 };
 
 }  // namespace memplan::cpuplan

@@ -41,8 +41,11 @@ void CpuArenaPlanner::Impl::ExecuteTflite(std::int32_t first, std::int32_t last)
   last_active_node_ = last;
   stats_.planned_bytes = main_.high_water();
   if (plan_only_) return;  // a replay (tflite_shadow.h): no memory, no pointers
-  const bool main_moved = main_.Commit();
-  const bool persistent_moved = persistent_.Commit();
+  // TensorFlow Lite keeps the whole old buffer when an arena grows: the tensors placed
+  // before keep their data (docs/cpu-planner.md, "Placement").
+  const bool main_moved = main_.Commit(cpuplan::kKeepAll);
+  const bool persistent_moved = persistent_.Commit(cpuplan::kKeepAll);
+  stats_.buffer_bytes_copied = main_.bytes_copied();
   has_non_persistent_memory_ = true;
   if (main_moved || persistent_moved) {
     ResolveAll();
