@@ -193,7 +193,7 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
 }
 
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
-  const std::shared_ptr<const Layout> before = layout_;  // whose tensors hold data now
+  const cpuplan::LocalShared<const Layout> before = layout_;  // whose tensors hold data now
   const bool unchanged =
       layout_ && version_ == done_version_ && first == done_first_ && last == done_last_;
   if (unchanged) {
