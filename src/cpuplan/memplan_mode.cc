@@ -457,7 +457,7 @@ void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::i
   for (std::size_t k = 0; k < free.size(); ++k) {
     const std::int32_t t = free[k];
     out.placement[t] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
-                        dealloc_node_[t], t};
+                        dealloc_node_[t]};
   }
   out.placed = free.size();
   // Every placement is the problem's (fixed or free: the verified arena covers them) or one
@@ -659,7 +659,7 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
     if (mine.size == 0) continue;
     const Placement& q = tflite->placement_[t];
     complete = graph_.tensors[t].type == CpuAllocationType::kArenaRw && q.size >= mine.size;
-    theirs[t] = {q.offset, mine.size, mine.first, mine.last, mine.tensor};
+    theirs[t] = {q.offset, mine.size, mine.first, mine.last};
   }
   if (complete) {
     Problem problem;

@@ -75,7 +75,7 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   for (std::size_t k = 0; k < range.tensors.size(); ++k) {
     const std::int32_t t = range.tensors[k];
     out.placement[static_cast<std::size_t>(t)] = {plan.offsets[k], graph_.tensors[t].bytes,
-                                                  alloc_node_[t], dealloc_node_[t], t};
+                                                  alloc_node_[t], dealloc_node_[t]};
   }
   // The bytes alive at the old peak are a lower bound of the new records; an arena that
   // reaches them is at the bound.

@@ -36,7 +36,7 @@ Placement SimpleArena::Allocate(Bytes size, std::int32_t first, std::int32_t las
   if (alignment_ == 0 || alignment_ > kBufferAlignment)
     throw UsageError(
         fmt::format("tensor alignment {} is not in 1..{}", alignment_, kBufferAlignment));
-  if (size == 0) return Placement{0, 0, -1, -1, tensor};
+  if (size == 0) return Placement{0, 0, -1, -1};
   constexpr Bytes kNone = std::numeric_limits<Bytes>::max();
   Bytes cursor = 0;
   Bytes best = kNone;
@@ -56,7 +56,7 @@ Placement SimpleArena::Allocate(Bytes size, std::int32_t first, std::int32_t las
   if (offset > kNone - size)
     throw InputError(fmt::format("tensor {} of {} bytes overflows the arena", tensor, size));
   high_water_ = std::max(high_water_, offset + size);
-  const Placement placed{offset, size, first, last, tensor};
+  const Placement placed{offset, size, first, last};
   const auto at =
       std::upper_bound(active_.begin(), active_.end(), offset,
                        [](Bytes value, const Placement& p) { return value < p.offset; });

@@ -18,12 +18,13 @@ inline constexpr std::int32_t kEndOfRun = INT32_MAX;
 inline constexpr Bytes kKeepAll = ~Bytes{0};
 
 // Where a tensor sits in an arena over nodes [first, last] (both inclusive); size 0 = none.
+// Kept per tensor (the index says which), 24 bytes: a layout per cached shape holds one per
+// tensor, and a new layout's first touch of that memory is part of a fresh shape's time.
 struct Placement {
   Bytes offset = 0;
   Bytes size = 0;
   std::int32_t first = -1;
   std::int32_t last = -1;
-  std::int32_t tensor = -1;
 };
 
 class SimpleArena {
