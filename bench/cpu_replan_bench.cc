@@ -11,7 +11,8 @@
 // alternating, so a loaded machine slows both alike. Counters are medians over the rounds:
 // per kind of step the median of the steps' ratios memplan / tflite_cpu and the worst one,
 // and the two times of the median step (each sample includes clock_floor_us, the time of an
-// empty timed interval). MEMPLAN_REPLAN_ROUNDS sets the rounds (default 41);
+// empty timed interval); fresh_nogrow_* the same over the fresh steps where neither
+// planner's buffer grew. MEMPLAN_REPLAN_ROUNDS sets the rounds (default 41);
 // MEMPLAN_REPLAN_STEPS=1 prints every step.
 #include <benchmark/benchmark.h>
 
@@ -173,6 +174,9 @@ double ClockFloorUs() {
 // Samples per step and planner ([0] memplan, [1] tflite_cpu), and the arena figures.
 struct Samples {
   std::vector<std::array<std::vector<double>, 2>> step;  // per step of the walk, then late
+  // Per step: whether either planner's buffer grew there (TensorFlow Lite then allocates a
+  // new block and copies the old one; the memplan mode copies what must survive).
+  std::vector<bool> grew;
   std::size_t above_tflite = 0;
   double worst_vs_bound = 0;
 };
@@ -187,7 +191,9 @@ void Round(const Walk& w, std::size_t round, std::size_t late_changes, Samples& 
     for (std::size_t i = 0; i < 2; ++i) {
       const std::size_t p = (lead + i) % 2;
       resize(*planners[p]);
+      const Bytes buffer = planners[p]->ArenaBufferBytes();
       s.step[k][p].push_back(PlanStep(*planners[p], first));
+      if (planners[p]->ArenaBufferBytes() != buffer) s.grew[k] = true;
     }
     const Bytes mine = planners[0]->PlannedArenaBytes();
     if (mine > planners[1]->PlannedArenaBytes()) ++s.above_tflite;
@@ -240,6 +246,7 @@ void BM_AgainstTflite(benchmark::State& state, const std::string& name) {
   const std::vector<Kind> kinds = KindsOf(*walk, kLateChanges);
   Samples s;
   s.step.resize(kinds.size());
+  s.grew.assign(kinds.size(), false);
   const bool print = std::getenv("MEMPLAN_REPLAN_STEPS") != nullptr;
   const int rounds = Rounds();
   for (auto _ : state)
@@ -267,6 +274,16 @@ void BM_AgainstTflite(benchmark::State& state, const std::string& name) {
     state.counters[n + "_worst"] = ratios.back().first;
     state.counters[n + "_memplan_us"] = Median(s.step[median_step][0]);
     state.counters[n + "_tflite_us"] = Median(s.step[median_step][1]);
+  }
+  // The fresh steps where no buffer grew: the planners' own work, without the growth (and
+  // TensorFlow Lite's copy of its old buffer) that dominates the others.
+  std::vector<double> planning;
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k] == Kind::kFresh && !s.grew[k])
+      planning.push_back(Median(s.step[k][0]) / Median(s.step[k][1]));
+  if (!planning.empty()) {
+    state.counters["fresh_nogrow_ratio"] = Median(planning);
+    state.counters["fresh_nogrow_worst"] = *std::max_element(planning.begin(), planning.end());
   }
   state.counters["tensors"] = static_cast<double>(walk->graphs[0].tensors.size());
   state.counters["steps_above_tflite"] = static_cast<double>(s.above_tflite);
