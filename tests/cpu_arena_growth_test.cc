@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "memplan/cpu_arena_planner.h"
@@ -32,11 +33,15 @@ CpuGraph Chain(bool persistent = false) {
   return g;
 }
 
-CpuPlannerOptions Options(CpuPlannerMode mode) {
-  CpuPlannerOptions o;
-  o.mode = mode;
-  o.tensor_alignment = 16;
-  return o;
+// A planner of Chain(persistent) in `mode`, with every node placed.
+std::unique_ptr<CpuArenaPlanner> Placed(CpuPlannerMode mode, bool persistent = false) {
+  CpuPlannerOptions options;
+  options.mode = mode;
+  options.tensor_alignment = 16;
+  auto planner = std::make_unique<CpuArenaPlanner>(Chain(persistent), options);
+  planner->PlanAllocations();
+  planner->ExecuteAllocations(0, 2);
+  return planner;
 }
 
 // A pattern no fresh buffer holds by chance, different per tensor.
@@ -66,9 +71,8 @@ TEST(CpuArenaGrowth, EarlyTensorsKeepTheirDataAfterResetAllocationsAfter) {
   // are planned again. The input and node 0's output are still needed: their data survives.
   for (const CpuPlannerMode mode : kModes) {
     SCOPED_TRACE(CpuPlannerModeName(mode));
-    CpuArenaPlanner planner(Chain(), Options(mode));
-    planner.PlanAllocations();
-    planner.ExecuteAllocations(0, 2);
+    const auto owner = Placed(mode);
+    CpuArenaPlanner& planner = *owner;
     const std::byte* old_base = planner.ArenaBase();
     const Bytes old_bytes = planner.ArenaBufferBytes();
     const std::byte* a_before = planner.TensorData(1);
@@ -93,9 +97,8 @@ TEST(CpuArenaGrowth, SecondRangeCallKeepsTheFirstRangesData) {
   // After a reset, ranges one node at a time: the second range's growth keeps the first's.
   for (const CpuPlannerMode mode : kModes) {
     SCOPED_TRACE(CpuPlannerModeName(mode));
-    CpuArenaPlanner planner(Chain(), Options(mode));
-    planner.PlanAllocations();
-    planner.ExecuteAllocations(0, 2);
+    const auto owner = Placed(mode);
+    CpuArenaPlanner& planner = *owner;
     planner.ResizeTensor(2, 4096);
     planner.ResetAllocations();
     planner.ExecuteAllocations(0, 0);
@@ -113,9 +116,8 @@ TEST(CpuArenaGrowth, SecondRangeCallKeepsTheFirstRangesData) {
 TEST(CpuArenaGrowth, VariablesKeepTheirStateWhenThePersistentArenaGrows) {
   for (const CpuPlannerMode mode : kModes) {
     SCOPED_TRACE(CpuPlannerModeName(mode));
-    CpuArenaPlanner planner(Chain(true), Options(mode));
-    planner.PlanAllocations();
-    planner.ExecuteAllocations(0, 2);
+    const auto owner = Placed(mode, true);
+    CpuArenaPlanner& planner = *owner;
     const std::byte* old_base = planner.PersistentArenaBase();
     const Bytes old_bytes = planner.PersistentArenaBufferBytes();
     const std::byte* v_before = planner.TensorData(4);
@@ -136,9 +138,8 @@ TEST(CpuArenaGrowth, WholeReplanAfterResetCopiesNothingInMemplanMode) {
   // the two calls, so the memplan mode copies nothing; TensorFlow Lite copies its old buffer.
   for (const CpuPlannerMode mode : kModes) {
     SCOPED_TRACE(CpuPlannerModeName(mode));
-    CpuArenaPlanner planner(Chain(), Options(mode));
-    planner.PlanAllocations();
-    planner.ExecuteAllocations(0, 2);
+    const auto owner = Placed(mode);
+    CpuArenaPlanner& planner = *owner;
     EXPECT_EQ(planner.last_stats().buffer_bytes_copied, 0u);  // the first buffer: no old one
     const std::byte* old_base = planner.ArenaBase();
     const Bytes old_bytes = planner.ArenaBufferBytes();
@@ -154,9 +155,8 @@ TEST(CpuArenaGrowth, WholeReplanAfterResetCopiesNothingInMemplanMode) {
 TEST(CpuArenaGrowth, NoGrowthCopiesNothing) {
   for (const CpuPlannerMode mode : kModes) {
     SCOPED_TRACE(CpuPlannerModeName(mode));
-    CpuArenaPlanner planner(Chain(), Options(mode));
-    planner.PlanAllocations();
-    planner.ExecuteAllocations(0, 2);
+    const auto owner = Placed(mode);
+    CpuArenaPlanner& planner = *owner;
     const std::byte* old_base = planner.ArenaBase();
     planner.ResizeTensor(2, 32);
     planner.ResetAllocationsAfter(0);

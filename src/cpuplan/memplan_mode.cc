@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
@@ -193,9 +194,11 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
 }
 
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
-  const cpuplan::LocalShared<const Layout> before = layout_;  // whose tensors hold data now
   const bool unchanged =
       layout_ && version_ == done_version_ && first == done_first_ && last == done_last_;
+  // The layout in use before a new one replaces it (moved, not copied: no cost when unchanged):
+  // its tensors hold data, which a growth of the buffer keeps where their offsets stay.
+  cpuplan::LocalShared<const Layout> before;
   if (unchanged) {
     stats_.unchanged = true;
     shadow_.Executed(first, last, logged_shapes_, true);
@@ -206,7 +209,7 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     std::uint64_t key_hash = 0;
     if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) {
       // The same range was planned since PlanAllocations: its temporaries have lifetimes.
-      layout_ = cached->layout;
+      before = std::exchange(layout_, cached->layout);
       logged_shapes_ = cached->shapes;
       shadow_.Executed(first, last, logged_shapes_, false);
       stats_.cache_hit = true;
@@ -222,7 +225,7 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
       }
       shadow_.Executed(first, last, logged_shapes_, false);
       AssignTemporaries(first, last);
-      layout_ = PlanLayout(first, last, fresh, std::move(layout), key_hash);
+      before = std::exchange(layout_, PlanLayout(first, last, fresh, std::move(layout), key_hash));
       cache_.Insert(key_hash, key, logged_shapes_, layout_);
     }
     if (persistent_tensors_ > 0) {
@@ -240,7 +243,8 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     last_active_node_ = last;
   }
   // A growth keeps only what must survive, the persistent arena all of it (variables).
-  main_.Commit(main_.WillGrow() ? KeptPrefix(before.get(), *layout_) : 0);
+  main_.Commit(main_.WillGrow() ? KeptPrefix(unchanged ? layout_.get() : before.get(), *layout_)
+                                : 0);
   persistent_.Commit(cpuplan::kKeepAll);
   stats_.buffer_bytes_copied = main_.bytes_copied();
   has_non_persistent_memory_ = true;

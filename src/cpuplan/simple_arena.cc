@@ -87,9 +87,7 @@ void SimpleArena::RaiseHighWater(Bytes bytes) {
   high_water_ = std::max(high_water_, bytes);
 }
 
-bool SimpleArena::Commit(Bytes keep) {
-  bytes_copied_ = 0;
-  if (high_water_ <= buffer_bytes_) return false;
+bool SimpleArena::Grow(Bytes keep) {
   // The new block is taken before the old one is freed, so it always moves.
   auto memory = std::make_unique_for_overwrite<std::byte[]>(high_water_ + kBufferAlignment);
   const auto raw = reinterpret_cast<std::uintptr_t>(memory.get());

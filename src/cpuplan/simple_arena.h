@@ -56,7 +56,11 @@ class SimpleArena {
   // allocated anew (so every pointer into it changed). The first `keep` bytes of the old
   // buffer (at most its size) are copied into the new one before the old one is freed:
   // the data at offsets the plan kept survives the growth.
-  bool Commit(Bytes keep);
+  // Inline: a call whose buffer is large enough (most calls) costs a comparison.
+  bool Commit(Bytes keep) {
+    bytes_copied_ = 0;
+    return WillGrow() && Grow(keep);
+  }
   // Whether the next Commit allocates a new buffer.
   bool WillGrow() const { return high_water_ > buffer_bytes_; }
   // Frees the buffer (the plan stays).
@@ -69,6 +73,9 @@ class SimpleArena {
   Bytes bytes_copied() const { return bytes_copied_; }
 
  private:
+  // Commit's new buffer (always true).
+  bool Grow(Bytes keep);
+
   bool persistent_;
   Bytes alignment_;
   std::function<void(const CpuBufferEvent&)> events_;
