@@ -103,6 +103,27 @@ TEST(CliRunResize, StaticTfliteBatch) {
   EXPECT_NE(bad.err.find("input:9"), std::string::npos) << bad.err;
 }
 
+// A batch that doubles and comes down to three: every tensor scales alike, so the layout
+// before is scaled (ResNet-8's plans are at the lower bound), and the arena follows.
+TEST(CliRunResize, ABatchResizeScalesTheLayoutBefore) {
+  MEMPLAN_REQUIRE_SHARED(shared);
+  const std::string model =
+      (shared / "models" / "tinymlperf_resnet8_cifar10_float.tflite").string();
+  const auto r = RunMemplan("run " + testing::Quote(model) + " --resize batch=1,2,3 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["steps"].size(), 3u);
+  EXPECT_FALSE(j["steps"][0]["scaled"].get<bool>());
+  const auto arena1 = j["steps"][0]["arena_bytes"].get<std::uint64_t>();
+  for (std::size_t k = 1; k < 3; ++k) {
+    const auto& s = j["steps"][k];
+    EXPECT_TRUE(s["scaled"].get<bool>()) << "step " << k;
+    EXPECT_TRUE(s["outputs_match_naive"].get<bool>());
+    EXPECT_EQ(s["arena_bytes"].get<std::uint64_t>(), (k + 1) * arena1);
+    EXPECT_EQ(s["arena_bytes"].get<std::uint64_t>(), s["lower_bound_bytes"].get<std::uint64_t>());
+  }
+}
+
 // plan --resize: the one model at each size, as a batch (one entry per step).
 TEST(CliPlanResize, StaticTfliteBatchPlansEachSize) {
   MEMPLAN_REQUIRE_SHARED(shared);

@@ -70,6 +70,7 @@ void RunResize(const RunOptions& o) {
       const ResizeStepReport& r = steps[k];
       const std::string what =
           r.cache_hit ? "a cached layout"
+          : r.scaled  ? fmt::format("the layout before, scaled ({} tensors)", r.replanned_tensors)
           : r.replanned_tensors == 0
               ? "nothing re-planned"
               : fmt::format("re-planned {} of {} tensors from node {}", r.replanned_tensors,

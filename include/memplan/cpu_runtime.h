@@ -31,6 +31,7 @@ struct ResizeStepReport {
   std::size_t arena_tensors = 0;  // tensors in the main arena
   std::int32_t first_replanned_node = -1;
   bool cache_hit = false;
+  bool scaled = false;  // the layout before, its offsets scaled (CpuPlanStats::scaled)
   // Bytes of the old main-arena buffer each mode copied when the step grew it (memplan: none,
   // a whole re-plan after ResetAllocations keeps no data; tflite_cpu: the whole old buffer).
   Bytes buffer_bytes_copied = 0;

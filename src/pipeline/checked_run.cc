@@ -259,6 +259,7 @@ nlohmann::ordered_json ResizeStepsJson(const std::string& model,
     s["arena_tensors"] = r.arena_tensors;
     s["first_replanned_node"] = r.first_replanned_node;
     s["cache_hit"] = r.cache_hit;
+    s["scaled"] = r.scaled;
     s["buffer_bytes_copied"] = r.buffer_bytes_copied;
     s["tflite_cpu_buffer_bytes_copied"] = r.tflite_cpu_buffer_bytes_copied;
     s["replan_us"] = r.replan_us;

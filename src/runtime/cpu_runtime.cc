@@ -129,6 +129,7 @@ struct ResizeSession::State {
     report.replanned_tensors = s.placed;
     report.first_replanned_node = s.first_replanned_node;
     report.cache_hit = s.cache_hit;
+    report.scaled = s.scaled;
     report.buffer_bytes_copied = s.buffer_bytes_copied;
     report.tflite_cpu_buffer_bytes_copied = tflite->last_stats().buffer_bytes_copied;
     report.tflite_cpu_arena_bytes = tflite->PlannedArenaBytes();
