@@ -291,6 +291,32 @@ void BM_AgainstTflite(benchmark::State& state, const std::string& name) {
   state.counters["clock_floor_us"] = ClockFloorUs();
 }
 
+// The first plan alone: new planners for the walk's first value, nothing before them in the
+// round (BM_AgainstTflite's first step follows the previous round's walk, whose growth steps
+// copy megabytes in tflite_cpu and leave both planners' memory cold).
+void BM_FirstPlanAlone(benchmark::State& state, const std::string& name) {
+  const auto& walk = CachedWalk(name);
+  if (!walk || walk->graphs.empty()) {
+    state.SkipWithError("model not available (../shared missing?)");
+    return;
+  }
+  std::array<std::vector<double>, 2> times;
+  const int rounds = Rounds() * 10;
+  for (auto _ : state)
+    for (int r = 0; r < rounds; ++r) {
+      std::array<std::optional<CpuArenaPlanner>, 2> planners;
+      planners[0].emplace(walk->graphs[0], Options(CpuPlannerMode::kMemplan));
+      planners[1].emplace(walk->graphs[0], Options(CpuPlannerMode::kTfliteCpu));
+      for (std::size_t i = 0; i < 2; ++i) {
+        const std::size_t p = (static_cast<std::size_t>(r) + i) % 2;
+        times[p].push_back(PlanStep(*planners[p], true));
+      }
+    }
+  state.counters["first_alone_ratio"] = Median(times[0]) / Median(times[1]);
+  state.counters["first_alone_memplan_us"] = Median(times[0]);
+  state.counters["first_alone_tflite_us"] = Median(times[1]);
+}
+
 BENCHMARK_CAPTURE(BM_AgainstTflite, tiny, std::string("tiny"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
@@ -316,6 +342,31 @@ BENCHMARK_CAPTURE(BM_AgainstTflite, lfm2_sequence_length, std::string("lfm2"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_AgainstTflite, gpt2_tokens, std::string("gpt2"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, kws_dscnn, std::string("kws"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, vww_96, std::string("vww"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, resnet8, std::string("resnet8"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, resnet8_int8, std::string("resnet8_int8"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, ad01_autoencoder, std::string("ad01"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, hello_world, std::string("hello_world"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, lfm2, std::string("lfm2"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_FirstPlanAlone, gpt2, std::string("gpt2"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
