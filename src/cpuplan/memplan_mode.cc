@@ -291,41 +291,54 @@ cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std
   range.reach = range.first_node = cpuplan::kNoNode;
   range.last = last;
   range.previous = layout_ ? layout_ : hint_;
-  const std::size_t n = graph_.tensors.size();
+  range.start_taken = false;
+  range.holding.clear();
   const std::vector<std::int32_t>& registered = RangeTensors(first, last);
-  // The previous placements that still hold. The first call after a reset takes from the old
-  // layout only the offsets of the range's tensors: the others have no memory until their
-  // own range is executed.
-  const bool from_hint = !layout_;
-  const std::vector<Placement>* before = range.previous ? &range.previous->placement : nullptr;
-  range.start.assign(n, Placement{});
-  const std::size_t known = before && before->size() <= n ? before->size() : 0;
-  const auto take_if_holds = [&](std::int32_t t) {
-    const Placement& p = (*before)[static_cast<std::size_t>(t)];
-    if (p.size > 0 && Holds(p, t) && OwnsMemory(t)) range.start[static_cast<std::size_t>(t)] = p;
-  };
-  // From the hint, the range's own tensors only (taken in the pass below): no pass over every
-  // tensor of the graph.
-  if (!from_hint)
-    for (std::size_t t = 0; t < known; ++t) take_if_holds(static_cast<std::int32_t>(t));
-  // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
-  // the replay needs to know (tflite_shadow.h).
   for (const std::int32_t t : registered) {
+    // TensorFlow Lite drops, for good, a share that does not hold when it places the tensor:
+    // the replay needs to know (tflite_shadow.h).
     const CpuTensor& tensor = graph_.tensors[t];
     if (share_root_[t] >= 0 && !SharesNowConst(t) &&
         ((tensor.type == CpuAllocationType::kArenaRw && tensor.bytes > 0) ||
          tensor.type == CpuAllocationType::kArenaRwPersistent))
       shadow_.Dropped(static_cast<std::size_t>(t));
     if (!OwnsMemory(t)) continue;
-    if (from_hint && static_cast<std::size_t>(t) < known) {
-      const Placement& p = (*before)[static_cast<std::size_t>(t)];
-      if (p.size > 0 && Holds(p, t)) range.start[static_cast<std::size_t>(t)] = p;
-    }
     range.tensors.push_back(t);
     range.first_node = std::min(range.first_node, alloc_node_[t]);
-    if (range.start[t].size == 0) range.reach = std::min(range.reach, alloc_node_[t]);
+    if (StillHolds(range, t))
+      range.holding.push_back(t);
+    else
+      range.reach = std::min(range.reach, alloc_node_[t]);
   }
   return range;
+}
+
+bool CpuArenaPlanner::Impl::StillHolds(const cpuplan::RangeToPlan& range, std::int32_t t) const {
+  if (!range.previous) return false;
+  const std::vector<Placement>& before = range.previous->placement;
+  if (static_cast<std::size_t>(t) >= before.size() || before.size() > graph_.tensors.size())
+    return false;
+  const Placement& p = before[static_cast<std::size_t>(t)];
+  return p.size > 0 && Holds(p, t);
+}
+
+void CpuArenaPlanner::Impl::TakeStart(cpuplan::RangeToPlan& range) {
+  if (range.start_taken) return;
+  range.start_taken = true;
+  range.start.assign(graph_.tensors.size(), Placement{});
+  if (!range.previous) return;
+  const std::vector<Placement>& before = range.previous->placement;
+  // The first call after a reset takes from the old layout only the offsets of the range's
+  // tensors: the others have no memory until their own range is executed. Otherwise every
+  // placement that still holds stays.
+  if (!layout_) {
+    for (const std::int32_t t : range.holding) range.start[static_cast<std::size_t>(t)] = before[t];
+    return;
+  }
+  if (before.size() > graph_.tensors.size()) return;
+  for (std::size_t t = 0; t < before.size(); ++t)
+    if (OwnsMemory(static_cast<std::int32_t>(t)) && StillHolds(range, static_cast<std::int32_t>(t)))
+      range.start[t] = before[t];
 }
 
 cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(std::vector<Placement> start,
@@ -573,6 +586,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
   if (cpuplan::Replan scaled;
       !layout_ && range.reach <= range.first_node && ScaleLayout(range, scaled))
     return scaled;
+  TakeStart(range);
   if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
   if (range.tensors.size() <= kSmallRange) return PlanFrom(range, range.first_node, true);
   cpuplan::Replan chosen = PlanFrom(range, range.reach);
@@ -611,6 +625,7 @@ cpuplan::LocalShared<const Layout> CpuArenaPlanner::Impl::PlanLayout(
     stats_.scaled = chosen.scaled;
     tflite_was_candidate = fresh && chosen.tflite_candidate && chosen.fixed == 0;
   } else {
+    TakeStart(range);
     layout->placement = range.start;
     layout->high_water = HighWater(layout->placement);
   }

@@ -115,7 +115,11 @@ class CpuArenaPlanner::Impl {
   cpuplan::LocalShared<const cpuplan::Layout> PlanLayout(
       std::int32_t first, std::int32_t last, bool fresh,
       cpuplan::LocalShared<cpuplan::Layout> layout, std::uint64_t key_hash);
-  // PlanLayout's steps (memplan_mode.cc). What the call has to place.
+  // PlanLayout's steps (memplan_mode.cc). What the call has to place (range.start not yet
+  // filled: TakeStart fills it where a plan needs it; a scaled layout does not).
+  // Whether a tensor's placement in the layout the range starts from still fits it.
+  bool StillHolds(const cpuplan::RangeToPlan& range, std::int32_t tensor) const;
+  void TakeStart(cpuplan::RangeToPlan& range);
   cpuplan::RangeToPlan& GatherRange(std::int32_t first, std::int32_t last);
   // Whether a tensor has main-arena memory of its own now, and whether a placement still
   // fits it (made for its current bytes and lifetime).

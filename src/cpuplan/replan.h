@@ -21,6 +21,8 @@ struct RangeToPlan {
   std::int32_t last = 0;               // the range's last node
   LocalShared<const Layout> previous;  // the layout before the call, else the hint
   std::vector<Placement> start;        // per tensor: the previous placements that hold
+  bool start_taken = false;            // `start` is filled only where a plan needs it
+  std::vector<std::int32_t> holding;   // the range's tensors whose placement still holds
   std::vector<std::int32_t> tensors;   // the range's tensors with memory of their own
   std::int32_t reach = kNoNode;        // the first node of one without a place
   std::int32_t first_node = kNoNode;   // the first node of any of them
@@ -58,6 +60,7 @@ struct PlanScratch {
   void Reserve(std::size_t tensors) {
     range.start.reserve(tensors);
     range.tensors.reserve(tensors);
+    range.holding.reserve(tensors);
     registered.reserve(tensors);
     free.reserve(tensors);
     order.reserve(tensors);
