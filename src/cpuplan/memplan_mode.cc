@@ -425,7 +425,7 @@ const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem
     if (!cheap_at_bound_) {
       // TensorFlow Lite's placement only until its arena passes ours: its arena only grows
       // as it places, so from there on it is larger (and ours stays). An equal one is
-      // placed whole and taken, as the cheaper of the two to make next time.
+      // placed whole and taken (TensorFlow Lite's own plan: nothing left to prove).
       const bool whole = TflitePlacement(problem, free, *other, chosen->arena_bytes + 1);
       out.tflite_candidate = true;
       if (whole && other->arena_bytes <= chosen->arena_bytes) std::swap(chosen, other);
