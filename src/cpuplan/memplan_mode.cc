@@ -548,8 +548,9 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
   CheapPlacement(problem, "greedy_by_size", scratch_.plans[0]);
   // Verified only when kept: a repair that misses the bound is dropped unseen.
   Apply(out, changed, plan);
-  if (!RepairAtBound(out, range.previous.get())) {
-    missed.bound = out.bound;  // swept over every placement of the repaired layout
+  // A small range is planned whole when the repair misses (ChooseReplan): no sweep for it.
+  if (!RepairAtBound(out, range.previous.get(), changed, range.tensors.size() > kSmallRange)) {
+    missed.bound = out.bound;  // swept over every placement of the repaired layout, or unknown
     missed.peak = out.peak;
     return std::nullopt;
   }
@@ -560,17 +561,25 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
 // The bound is first asked at the node where the layout the repair started from met its
 // bound: when that alone reaches the arena, the arena is the bound, without sweeping every
 // node.
-bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out,
-                                          const cpuplan::Layout* previous) const {
-  if (previous && previous->peak_step >= 0) {
-    const Step peak = previous->peak_step;
-    const Bytes at_peak = AliveAt(out.placement, peak);
-    if (out.high_water <= at_peak) {
-      out.bound = at_peak;
-      out.peak = peak;
+bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous,
+                                          const std::vector<std::int32_t>& changed,
+                                          bool may_sweep) const {
+  // The bytes alive at one node are a lower bound: first the node where the layout before met
+  // its bound, then the first and last node of each changed tensor (a grown tensor moves the
+  // peak to its own nodes), a pass each.
+  const auto at_bound_at = [&](Step node) {
+    const Bytes alive = AliveAt(out.placement, node);
+    if (out.high_water > alive) return false;
+    out.bound = alive;
+    out.peak = node;
+    return true;
+  };
+  if (previous && previous->peak_step >= 0 && at_bound_at(previous->peak_step)) return true;
+  for (const std::int32_t t : changed)
+    if (at_bound_at(alloc_node_[t]) || at_bound_at(RecordLast(alloc_node_[t], dealloc_node_[t])))
       return true;
-    }
-  }
+  // The sweep only where its bound serves the re-plan that follows (ChooseReplan).
+  if (!may_sweep) return false;
   out.bound = BoundOf(out.placement, &out.peak);
   return out.high_water <= out.bound;
 }

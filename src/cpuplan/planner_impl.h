@@ -137,7 +137,10 @@ class CpuArenaPlanner::Impl {
   // `missed` receives the bound of the whole layout and its peak when a repair missed the
   // bound (a re-plan of the same range places the same tensors: the same bound).
   std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range, cpuplan::Replan& missed);
-  bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous) const;
+  // Whether a repaired layout is at its lower bound, asked at a few nodes first; swept over
+  // every node only when `may_sweep` (else false when those do not show it).
+  bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous,
+                     const std::vector<std::int32_t>& changed, bool may_sweep) const;
   // The layout before with every offset scaled by the ratio all the range's tensors grew or
   // shrank by, when that is a whole plan at the new lower bound (scaled_layout.cc); verified.
   bool ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
