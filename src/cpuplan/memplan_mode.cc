@@ -561,6 +561,17 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
 // The bound is first asked at the node where the layout the repair started from met its
 // bound: when that alone reaches the arena, the arena is the bound, without sweeping every
 // node.
+Bytes CpuArenaPlanner::Impl::AliveAt(const std::vector<Placement>& placement, Step step) const {
+  Bytes padded = 0, top_pad = 0;
+  for (const Placement& p : placement) {
+    if (p.size == 0 || p.first > step || RecordLast(p.first, p.last) < step) continue;
+    const Bytes aligned = cpuplan::AlignUpFast(p.size, options_.tensor_alignment);
+    padded += aligned;
+    top_pad = std::max(top_pad, aligned - p.size);
+  }
+  return padded > top_pad ? padded - top_pad : 0;
+}
+
 bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous,
                                           const std::vector<std::int32_t>& changed,
                                           bool may_sweep) const {

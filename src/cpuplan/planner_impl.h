@@ -145,7 +145,8 @@ class CpuArenaPlanner::Impl {
   // shrank by, when that is a whole plan at the new lower bound (scaled_layout.cc); verified.
   bool ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
   // The bytes alive at `step` among `placement`, sizes rounded up to the alignment except the
-  // topmost: a lower bound of their arena, in one pass.
+  // topmost: a lower bound of their arena, in one pass (cpuplan::LiveBytesAt over a layout's
+  // placements rather than records).
   Bytes AliveAt(const std::vector<cpuplan::Placement>& placement, Step step) const;
   // last_use: the range's placements are not needed after this plan (it takes them).
   cpuplan::Replan PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from, bool last_use = false);

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "src/cpuplan/align.h"
+#include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/planner_impl.h"
 #include "src/cpuplan/scan_fit.h"
 
@@ -53,9 +54,14 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   const Bytes divisor = std::gcd(graph_.tensors[t0].bytes, old0);
   const Bytes num = graph_.tensors[t0].bytes / divisor, den = old0 / divisor;
   if (num == den) return false;  // nothing scaled: what still holds is kept elsewhere
-  // Every offset scaled into the verification's plan first (its buffer kept from call to
-  // call), so a resize that does not scale costs one pass and no layout.
+  // Every offset scaled into the verification's problem and plan first (their buffers kept
+  // from call to call), so a resize that does not scale, or misses the bound, costs one pass
+  // and no layout.
+  Problem& problem = scratch_.problem;
   OffsetPlan& plan = scratch_.plans[0];
+  problem.alignment = options_.tensor_alignment;
+  problem.records.clear();
+  problem.fixed_offsets.clear();
   plan.offsets.clear();
   Bytes high = 0;
   for (const std::int32_t t : range.tensors) {
@@ -68,31 +74,25 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
         !cpuplan::IsAligned(offset, options_.tensor_alignment) ||
         offset > std::numeric_limits<Bytes>::max() / 2 - bytes)
       return false;
+    problem.records.push_back({bytes, p.first, RecordLast(p.first, p.last)});
     plan.offsets.push_back(offset);
     high = std::max(high, offset + bytes);
   }
+  // The bytes alive at the old peak are a lower bound of the new records; an arena that
+  // reaches them is at the bound.
+  const Step peak = before->peak_step;
+  const Bytes at_peak = cpuplan::LiveBytesAt(problem.records, problem.alignment, peak);
+  if (high > at_peak) return false;
+  // Verified as every plan is, then written as the layout's placements.
+  plan.arena_bytes = high;
+  plan.strategy.assign("scaled");
+  cpuplan::VerifyBySweep(problem, plan);
   out.placement.assign(graph_.tensors.size(), Placement{});
   for (std::size_t k = 0; k < range.tensors.size(); ++k) {
     const std::int32_t t = range.tensors[k];
     out.placement[static_cast<std::size_t>(t)] = {plan.offsets[k], graph_.tensors[t].bytes,
                                                   alloc_node_[t], dealloc_node_[t]};
   }
-  // The bytes alive at the old peak are a lower bound of the new records; an arena that
-  // reaches them is at the bound.
-  const Step peak = before->peak_step;
-  const Bytes at_peak = AliveAt(out.placement, peak);
-  if (high > at_peak) return false;
-  // Verified as every plan is: the records and offsets as a problem of their own.
-  Problem& problem = scratch_.problem;
-  problem.alignment = options_.tensor_alignment;
-  problem.records.clear();
-  problem.fixed_offsets.clear();
-  for (const std::int32_t t : range.tensors)
-    problem.records.push_back(
-        {graph_.tensors[t].bytes, alloc_node_[t], RecordLast(alloc_node_[t], dealloc_node_[t])});
-  plan.arena_bytes = high;
-  plan.strategy.assign("scaled");
-  cpuplan::VerifyBySweep(problem, plan);
   out.from = range.first_node;
   out.placed = range.tensors.size();
   out.high_water = high;
@@ -100,17 +100,6 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   out.peak = peak;
   out.scaled = true;
   return true;
-}
-
-Bytes CpuArenaPlanner::Impl::AliveAt(const std::vector<Placement>& placement, Step step) const {
-  Bytes padded = 0, top_pad = 0;
-  for (const Placement& p : placement) {
-    if (p.size == 0 || p.first > step || RecordLast(p.first, p.last) < step) continue;
-    const Bytes aligned = cpuplan::AlignUpFast(p.size, options_.tensor_alignment);
-    padded += aligned;
-    top_pad = std::max(top_pad, aligned - p.size);
-  }
-  return padded > top_pad ? padded - top_pad : 0;
 }
 
 }  // namespace memplan
