@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "memplan/bounds.h"
 #include "memplan/error.h"
 #include "memplan/plan.h"
+#include "src/cpuplan/scan_fit.h"
 
 namespace memplan {
 namespace {
@@ -203,6 +205,54 @@ std::vector<std::ptrdiff_t> OffsetsByTensor(const CpuArenaPlanner& planner) {
 void ScaleAll(CpuArenaPlanner& planner, const CpuGraph& g, Bytes num, Bytes den) {
   for (std::int32_t t = 0; t < static_cast<std::int32_t>(g.tensors.size()); ++t)
     planner.ResizeTensor(t, g.tensors[t].bytes * num / den);
+}
+
+// On a small graph (up to 64 arena tensors), a tensor that grows after a reset is repaired by
+// the passes of a scaled layout: every other tensor keeps its offset, the grown one goes where
+// greedy_by_size's rule puts it among them (the offset cpuplan::PlaceByScan gives), and the
+// repair is kept only at the lower bound; otherwise the range is planned whole.
+TEST(CpuArenaPlanner, ALateChangeOnASmallGraphIsRepairedByGreedyBySizesRule) {
+  int repaired = 0, whole = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CpuGraph g = RandomGraph(seed, 16);
+    CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+    planner.PlanAllocations();
+    PlanWhole(planner);
+    for (const int node : {9, 12, 14}) {
+      const std::int32_t t = g.nodes[static_cast<std::size_t>(node)].outputs[0];
+      const std::vector<std::ptrdiff_t> before = OffsetsByTensor(planner);
+      planner.ResizeTensor(t, planner.graph().tensors[t].bytes + 16 * (1 + seed % 4));
+      PlanWhole(planner);
+      ExpectNoOverlap(planner);
+      ExpectAllPlaced(planner);
+      std::vector<std::int32_t> tensors;
+      auto [problem, offsets] = planner.MainArenaLayout(&tensors);
+      ASSERT_LE(tensors.size(), 64u);
+      if (planner.last_stats().placed != 1) {
+        EXPECT_EQ(planner.last_stats().placed, tensors.size());  // planned whole
+        ++whole;
+        continue;
+      }
+      ++repaired;
+      EXPECT_EQ(planner.last_stats().kept, tensors.size() - 1);
+      EXPECT_EQ(planner.PlannedArenaBytes(), OffsetsLowerBound(problem));
+      EXPECT_EQ(planner.last_stats().tflite_check, CpuTfliteCheck::kAtBound);
+      const std::vector<std::ptrdiff_t> after = OffsetsByTensor(planner);
+      for (std::size_t u = 0; u < after.size(); ++u)
+        if (static_cast<std::int32_t>(u) != t && after[u] >= 0) EXPECT_EQ(after[u], before[u]) << u;
+      // The grown tensor where greedy_by_size puts it among the others, fixed.
+      const auto k =
+          static_cast<std::size_t>(std::find(tensors.begin(), tensors.end(), t) - tensors.begin());
+      ASSERT_LT(k, tensors.size());
+      problem.fixed_offsets.assign(offsets.begin(), offsets.end());
+      problem.fixed_offsets[k].reset();
+      const std::size_t order[] = {k};
+      EXPECT_EQ(cpuplan::PlaceByScan(problem, order, false).offsets[k], offsets[k]);
+    }
+  }
+  EXPECT_GT(repaired, 0);  // both paths are reached
+  EXPECT_GT(whole, 0);
 }
 
 // A resize that multiplies every tensor by one whole factor takes the layout before with

@@ -23,6 +23,8 @@
 namespace memplan {
 
 using cpuplan::kEndOfRun;
+using cpuplan::kRepairShare;
+using cpuplan::kSmallRange;
 using cpuplan::Layout;
 using cpuplan::Placement;
 
@@ -31,14 +33,6 @@ namespace {
 // After the cheap strategy lost to TensorFlow Lite's placement, it runs again on every
 // kRecheck-th plan from nothing (shapes drift; it may win again).
 constexpr std::uint32_t kRecheck = 8;
-// A change is repaired in place (only the tensors whose placement no longer holds placed
-// again) when at most one in kRepairShare of the range's tensors changed; a larger change
-// is planned again from its first node, which costs about the same.
-constexpr std::size_t kRepairShare = 8;
-// A range of at most this many tensors that a repair cannot settle is planned again from its
-// first node at once: a re-plan around kept offsets would cost a plan, a sweep for its bound
-// and, above the bound, the whole plan anyway - on so few tensors all of it is fixed cost.
-constexpr std::size_t kSmallRange = 64;
 
 // A strategy by name, run without PlanOffsets' own validation and verification: the caller
 // validates the problem once and verifies only the plan it keeps.
@@ -482,6 +476,17 @@ void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::i
   out.high_water = std::max(plan.arena_bytes, out.others_high);
 }
 
+void CpuArenaPlanner::Impl::WriteRange(const cpuplan::RangeToPlan& range,
+                                       const std::vector<Bytes>& offsets,
+                                       cpuplan::Replan& out) const {
+  out.placement.assign(graph_.tensors.size(), Placement{});
+  for (std::size_t k = 0; k < range.tensors.size(); ++k) {
+    const std::int32_t t = range.tensors[k];
+    out.placement[static_cast<std::size_t>(t)] = {offsets[k], graph_.tensors[t].bytes,
+                                                  alloc_node_[t], dealloc_node_[t]};
+  }
+}
+
 cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from,
                                                 bool last_use) {
   // The range's last plan takes its placements rather than a copy (the layout keeps them).
@@ -527,7 +532,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(cpuplan::RangeToPlan& range, std
 // time proportional to them and the placements alive with them. The repair is kept only when
 // the arena is then at the layout's lower bound (no plan, TensorFlow Lite's included, can be
 // smaller).
-std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::RangeToPlan& range,
+std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(cpuplan::RangeToPlan& range,
                                                              cpuplan::Replan& missed) {
   const auto count = static_cast<std::size_t>(
       std::count_if(range.tensors.begin(), range.tensors.end(),
@@ -537,7 +542,10 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
   changed.clear();
   for (const std::int32_t t : range.tensors)
     if (range.start[t].size == 0) changed.push_back(t);
-  cpuplan::Replan out = StartReplan(range.start, range.last, range.reach);
+  // The range's placements themselves, not a copy: a repair that misses gives them back with
+  // only its own tensors cleared again (every plan that follows clears the tensors beyond the
+  // range as StartReplan does here).
+  cpuplan::Replan out = StartReplan(std::move(range.start), range.last, range.reach);
   Step lo = std::numeric_limits<Step>::max(), hi = 0;
   for (const std::int32_t t : changed) {
     lo = std::min<Step>(lo, alloc_node_[t]);
@@ -552,6 +560,8 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(const cpuplan::Rang
   if (!RepairAtBound(out, range.previous.get(), changed, range.tensors.size() > kSmallRange)) {
     missed.bound = out.bound;  // swept over every placement of the repaired layout, or unknown
     missed.peak = out.peak;
+    for (const std::int32_t t : changed) out.placement[t] = Placement{};
+    range.start = std::move(out.placement);
     return std::nullopt;
   }
   cpuplan::VerifyBySweep(problem, plan);
@@ -606,6 +616,15 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
   if (cpuplan::Replan scaled;
       !layout_ && range.reach <= range.first_node && ScaleLayout(range, scaled))
     return scaled;
+  // After a reset a small range is repaired by the passes a scaled layout makes
+  // (small_repair.cc), else planned whole: nothing of the layout before stays then (every
+  // placement it could keep is the range's own), so no placements are taken from it.
+  if (!layout_ && range.tensors.size() <= kSmallRange) {
+    if (cpuplan::Replan repaired; RepairSmall(range, repaired)) return repaired;
+    range.start.assign(graph_.tensors.size(), Placement{});
+    range.start_taken = true;
+    return PlanFrom(range, range.first_node, true);
+  }
   TakeStart(range);
   if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);
   if (range.tensors.size() <= kSmallRange) return PlanFrom(range, range.first_node, true);

@@ -136,7 +136,8 @@ class CpuArenaPlanner::Impl {
   cpuplan::Replan ChooseReplan(cpuplan::RangeToPlan& range);
   // `missed` receives the bound of the whole layout and its peak when a repair missed the
   // bound (a re-plan of the same range places the same tensors: the same bound).
-  std::optional<cpuplan::Replan> Repair(const cpuplan::RangeToPlan& range, cpuplan::Replan& missed);
+  // It takes range.start, and gives it back when it misses.
+  std::optional<cpuplan::Replan> Repair(cpuplan::RangeToPlan& range, cpuplan::Replan& missed);
   // Whether a repaired layout is at its lower bound, asked at a few nodes first; swept over
   // every node only when `may_sweep` (else false when those do not show it).
   bool RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous,
@@ -144,6 +145,14 @@ class CpuArenaPlanner::Impl {
   // The layout before with every offset scaled by the ratio all the range's tensors grew or
   // shrank by, when that is a whole plan at the new lower bound (scaled_layout.cc); verified.
   bool ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
+  // After a reset, a range of up to kSmallRange tensors of which few changed: the others at
+  // their offsets, the changed ones placed by greedy_by_size's rule, kept when the bytes
+  // alive at one node show the result at the lower bound (small_repair.cc); verified.
+  bool RepairSmall(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
+  // out.placement: the range's tensors at `offsets` (one per range tensor, in range order),
+  // every other tensor without a place.
+  void WriteRange(const cpuplan::RangeToPlan& range, const std::vector<Bytes>& offsets,
+                  cpuplan::Replan& out) const;
   // The bytes alive at `step` among `placement`, sizes rounded up to the alignment except the
   // topmost: a lower bound of their arena, in one pass (cpuplan::LiveBytesAt over a layout's
   // placements rather than records).

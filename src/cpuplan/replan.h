@@ -15,6 +15,14 @@ namespace memplan::cpuplan {
 
 inline constexpr Bytes kUnknownBound = ~Bytes{0};
 inline constexpr std::int32_t kNoNode = std::numeric_limits<std::int32_t>::max();
+// A change is repaired in place (only the tensors whose placement no longer holds placed
+// again) when at most one in kRepairShare of the range's tensors changed; a larger change
+// is planned again from its first node, which costs about the same.
+inline constexpr std::size_t kRepairShare = 8;
+// A range of at most this many tensors that a repair cannot settle is planned again from its
+// first node at once: a re-plan around kept offsets would cost a plan, a sweep for its bound
+// and, above the bound, the whole plan anyway - on so few tensors all of it is fixed cost.
+inline constexpr std::size_t kSmallRange = 64;
 
 // What a call has to place in the main arena.
 struct RangeToPlan {
@@ -53,6 +61,7 @@ struct PlanScratch {
   std::vector<std::int32_t> free;         // the tensors a re-plan or a repair places
   std::vector<std::size_t> order;         // greedy_by_size's, kept while it still holds
   std::vector<std::size_t> tflite_order;  // TensorFlow Lite's, the same
+  std::vector<std::size_t> by_offset;     // a small repair's placed records in offset order
   Problem problem;
   OffsetPlan plans[2];  // candidate plans, their offsets kept from call to call
 
@@ -65,6 +74,7 @@ struct PlanScratch {
     free.reserve(tensors);
     order.reserve(tensors);
     tflite_order.reserve(tensors);
+    by_offset.reserve(tensors);
     problem.records.reserve(tensors);
     problem.fixed_offsets.reserve(tensors);
     for (OffsetPlan& plan : plans) plan.offsets.reserve(tensors);

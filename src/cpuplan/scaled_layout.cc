@@ -87,12 +87,7 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   plan.arena_bytes = high;
   plan.strategy.assign("scaled");
   cpuplan::VerifyBySweep(problem, plan);
-  out.placement.assign(graph_.tensors.size(), Placement{});
-  for (std::size_t k = 0; k < range.tensors.size(); ++k) {
-    const std::int32_t t = range.tensors[k];
-    out.placement[static_cast<std::size_t>(t)] = {plan.offsets[k], graph_.tensors[t].bytes,
-                                                  alloc_node_[t], dealloc_node_[t]};
-  }
+  WriteRange(range, plan.offsets, out);
   out.from = range.first_node;
   out.placed = range.tensors.size();
   out.high_water = high;
