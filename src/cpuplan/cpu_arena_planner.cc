@@ -210,6 +210,7 @@ void CpuArenaPlanner::Impl::ReplaceGraph(CpuGraph graph) {
   shadow_.Forget();
   if (!tables_stale_) GrowTables();
   cache_.Clear();
+  temporaries_last_ = temporaries_first_ - 1;
   ++version_;
 }
 

@@ -218,7 +218,14 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
             cpuplan::LocalShared<const cpuplan::ShapeSignature>(layout, &layout->shapes);
       }
       shadow_.Executed(first, last, logged_shapes_, false);
-      AssignTemporaries(first, last);
+      // Once per node since PlanAllocations (TensorFlow Lite assigns them at every call: the
+      // same lifetimes, read from every node's list, cold after a cache hit).
+      if (first < temporaries_first_ || last > temporaries_last_) {
+        AssignTemporaries(first, last);
+        const bool joins = first <= temporaries_last_ + 1 && temporaries_first_ <= last + 1;
+        temporaries_first_ = joins ? std::min(first, temporaries_first_) : first;
+        temporaries_last_ = joins ? std::max(last, temporaries_last_) : last;
+      }
       before = std::exchange(layout_, PlanLayout(first, last, fresh, std::move(layout), key_hash));
       cache_.Insert(key_hash, key, logged_shapes_, layout_);
     }

@@ -50,6 +50,9 @@ class CpuArenaPlanner::Impl {
   std::vector<std::vector<std::int32_t>> registered_;
   std::uint64_t registrations_ = 0;             // bumped whenever registered_ changes
   std::uint64_t gathered_ = ~std::uint64_t{0};  // RangeTensors(): what scratch_.registered holds
+  // kMemplan: the nodes whose temporaries have their lifetimes since PlanAllocations or
+  // ReplaceGraph (a temporary's lifetime is its node's: assigning it again changes nothing).
+  std::int32_t temporaries_first_ = 0, temporaries_last_ = -1;
   std::int32_t gathered_first_ = -1, gathered_last_ = -1;
   cpuplan::SimpleArena main_;
   cpuplan::SimpleArena persistent_;

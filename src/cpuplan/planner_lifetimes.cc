@@ -32,6 +32,7 @@ void CpuArenaPlanner::Impl::PlanAllocations() {
   std::fill(share_root_.begin(), share_root_.end(), -1);
   registered_.assign(std::max<std::size_t>(1, graph_.nodes.size()), {});
   ++registrations_;
+  temporaries_last_ = temporaries_first_ - 1;
 
   std::vector<std::int64_t> refs(tensors, 0);
   for (const std::int32_t t : graph_.outputs)
