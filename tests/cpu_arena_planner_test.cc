@@ -332,6 +332,36 @@ TEST(CpuArenaPlanner, RepeatedShapeIsACacheHitAndNoChangeIsALookup) {
   ExpectAllPlaced(planner);
 }
 
+// A temporary's lifetime is its node's, assigned once per node; a graph that moves the
+// temporary to another node gets it assigned again (the ranges executed one by one, then
+// the whole graph after ReplaceGraph), in both modes alike.
+TEST(CpuArenaPlanner, TemporariesFollowTheirNodeAcrossRangesAndReplacedGraphs) {
+  const auto graph = [](int node_with_temporary) {
+    CpuGraph g;
+    for (int i = 0; i < 6; ++i) g.tensors.push_back({64, CpuAllocationType::kArenaRw});
+    g.inputs = {0};
+    for (std::int32_t i = 0; i < 4; ++i) g.nodes.push_back(CpuNode{{i}, {i + 1}, {}, 0});
+    g.nodes[static_cast<std::size_t>(node_with_temporary)].temporaries = {5};
+    g.outputs = {4};
+    return g;
+  };
+  for (const CpuPlannerMode mode : {CpuPlannerMode::kMemplan, CpuPlannerMode::kTfliteCpu}) {
+    CpuArenaPlanner planner(graph(3), Options(mode));
+    planner.PlanAllocations();
+    planner.ExecuteAllocations(0, 1);
+    EXPECT_FALSE(planner.Lifetime(5).first);  // node 3 not executed yet
+    planner.ExecuteAllocations(2, 3);
+    EXPECT_EQ(planner.Lifetime(5).first, 3);
+    EXPECT_EQ(planner.Lifetime(5).last, 3);
+    planner.ReplaceGraph(graph(1));
+    PlanWhole(planner);
+    EXPECT_EQ(planner.Lifetime(5).first, 1);
+    EXPECT_EQ(planner.Lifetime(5).last, 1);
+    ExpectNoOverlap(planner);
+    ExpectAllPlaced(planner);
+  }
+}
+
 TEST(CpuArenaPlanner, ReleaseAndAcquireKeepThePlan) {
   for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
     const CpuGraph g = RandomGraph(3, 12);
