@@ -255,6 +255,32 @@ TEST(CpuArenaPlanner, ALateChangeOnASmallGraphIsRepairedByGreedyBySizesRule) {
   EXPECT_GT(whole, 0);
 }
 
+// A small graph's first plan is greedy_by_size's (the offsets cpuplan::PlaceByScan gives over
+// the tensors in the order they are registered) wherever that plan is at the lower bound.
+TEST(CpuArenaPlanner, ASmallGraphsFirstPlanIsGreedyBySizesAtTheBound) {
+  int at_bound = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CpuGraph g = RandomGraph(seed, 20);
+    CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+    planner.PlanAllocations();
+    PlanWhole(planner);
+    ExpectNoOverlap(planner);
+    ExpectAllPlaced(planner);
+    std::vector<std::int32_t> tensors;
+    const auto [problem, offsets] = planner.MainArenaLayout(&tensors);
+    ASSERT_LE(tensors.size(), 64u);
+    const OffsetPlan greedy =
+        cpuplan::PlaceByScan(problem, cpuplan::GreedyBySizeOrder(problem), false);
+    if (greedy.arena_bytes != OffsetsLowerBound(problem)) continue;
+    ++at_bound;
+    EXPECT_EQ(planner.last_stats().placed, tensors.size());
+    EXPECT_EQ(planner.last_stats().tflite_check, CpuTfliteCheck::kAtBound);
+    EXPECT_EQ(offsets, greedy.offsets);
+  }
+  EXPECT_GT(at_bound, 0);
+}
+
 // A resize that multiplies every tensor by one whole factor takes the layout before with
 // its offsets multiplied alike, when that is at the new lower bound; otherwise it plans as
 // before. Either way the layout is sound.

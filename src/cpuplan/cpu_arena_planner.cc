@@ -20,7 +20,8 @@ CpuArenaPlanner::Impl::Impl(CpuGraph graph, CpuPlannerOptions options)
       options_(std::move(options)),
       main_(false, options_.tensor_alignment, options_.on_buffer_event),
       persistent_(true, options_.tensor_alignment, options_.on_buffer_event),
-      cache_(options_.mode == CpuPlannerMode::kMemplan ? options_.cache_capacity : 0) {
+      cache_(options_.mode == CpuPlannerMode::kMemplan ? options_.cache_capacity : 0),
+      cheap_is_greedy_(options_.replan_strategy == "greedy_by_size") {
   GrowTables();
 }
 

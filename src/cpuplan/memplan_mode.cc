@@ -623,11 +623,15 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
   if (cpuplan::Replan scaled;
       !layout_ && range.reach <= range.first_node && ScaleLayout(range, scaled))
     return scaled;
-  // After a reset a small range is repaired by the passes a scaled layout makes
-  // (small_repair.cc), else planned whole: nothing of the layout before stays then (every
-  // placement it could keep is the range's own), so no placements are taken from it.
+  // After a reset a small range is repaired, or planned whole by the cheap strategy where it
+  // met the bound last time, in a few passes (small_range.cc); else planned whole as usual.
+  // Nothing of the layout before stays then (every placement it could keep is the range's
+  // own), so no placements are taken from it.
   if (!layout_ && range.tensors.size() <= kSmallRange) {
-    if (cpuplan::Replan repaired; RepairSmall(range, repaired)) return repaired;
+    if (cpuplan::Replan small;
+        PlaceSmall(range, true, small) ||
+        (cheap_at_bound_ && cheap_is_greedy_ && PlaceSmall(range, false, small)))
+      return small;
     range.start.assign(graph_.tensors.size(), Placement{});
     range.start_taken = true;
     return PlanFrom(range, range.first_node, true);

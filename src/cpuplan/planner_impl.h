@@ -83,6 +83,9 @@ class CpuArenaPlanner::Impl {
   // kMemplan: whether replan_strategy's last plan from nothing met the lower bound (it goes
   // first then), and how often it was skipped since (memplan_mode.cc).
   bool cheap_at_bound_ = true;
+  // kMemplan: replan_strategy is greedy_by_size, whose plan a small range makes in a few
+  // passes (small_range.cc).
+  bool cheap_is_greedy_;
   std::uint32_t cheap_skipped_ = 0;
 
  private:
@@ -148,10 +151,16 @@ class CpuArenaPlanner::Impl {
   // The layout before with every offset scaled by the ratio all the range's tensors grew or
   // shrank by, when that is a whole plan at the new lower bound (scaled_layout.cc); verified.
   bool ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
-  // After a reset, a range of up to kSmallRange tensors of which few changed: the others at
-  // their offsets, the changed ones placed by greedy_by_size's rule, kept when the bytes
-  // alive at one node show the result at the lower bound (small_repair.cc); verified.
-  bool RepairSmall(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
+  // After a reset, a range of up to kSmallRange tensors placed by greedy_by_size's rule in a
+  // few passes (small_range.cc): as a repair (`repair`: few changed; the others keep their
+  // offsets) or whole; kept only at the lower bound, verified.
+  bool PlaceSmall(const cpuplan::RangeToPlan& range, bool repair, cpuplan::Replan& out);
+  // Whether a small range's plan of `high` bytes is at the bound of `problem`: asked at
+  // `peak` (the layout before's, for a repair: -1 for a whole plan) and the `placed` records'
+  // nodes, or at the `top` record's nodes and swept; out.bound and out.peak set when it is.
+  bool SmallAtBound(const Problem& problem, Bytes high, Step peak,
+                    const std::vector<std::size_t>& placed, std::size_t top,
+                    cpuplan::Replan& out) const;
   // out.placement: the range's tensors at `offsets` (one per range tensor, in range order),
   // every other tensor without a place.
   void WriteRange(const cpuplan::RangeToPlan& range, const std::vector<Bytes>& offsets,

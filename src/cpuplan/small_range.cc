@@ -1,12 +1,13 @@
-// The memplan mode's repair of a small range after a reset (docs/cpu-planner.md, "A small
-// repair"): a kernel that sizes one output at Prepare, or a resize that changes a few tensors,
-// leaves every other placement of the layout before valid. The tensors whose placement no
-// longer holds are placed again by greedy_by_size's rule (the smallest gap among the tensors
-// alive with them), the rest stay, and the result is kept when the bytes alive at one node
-// show it at the lower bound. It runs the same passes as a scaled layout (the range's records
-// and offsets in the verification's buffers, one bound pass, the verification, one write of
-// the placements), so a late change runs code that the fresh shapes before it kept warm
-// instead of a problem around fixed records of its own.
+// The memplan mode's plan of a small range after a reset (docs/cpu-planner.md, "A small
+// range"): up to kSmallRange tensors, placed by greedy_by_size's rule (each in the smallest
+// gap among the tensors alive with it, larger ones first) in a few short passes - the range's
+// records and offsets in the verification's buffers, the placement, one bound pass at a node
+// or two, the verification, one write of the placements - the passes a scaled layout makes,
+// so a first plan, a late change and a fresh shape run code that the others keep warm.
+// As a repair, every tensor whose placement still holds keeps it and only the others are
+// placed (a kernel sizing one output at Prepare leaves the rest valid); as a whole plan,
+// every tensor is placed (the offsets cpuplan::PlaceByScan's greedy_by_size gives). Either is
+// kept only at the lower bound; otherwise the general path plans the range.
 #include <algorithm>
 #include <limits>
 
@@ -58,12 +59,12 @@ Bytes SmallestGap(const UsageRecord& record, const std::vector<std::size_t>& by_
 
 }  // namespace
 
-bool CpuArenaPlanner::Impl::RepairSmall(const cpuplan::RangeToPlan& range, cpuplan::Replan& out) {
+bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool repair,
+                                       cpuplan::Replan& out) {
   const cpuplan::Layout* before = range.previous.get();
-  const std::size_t n = range.tensors.size(), held = range.holding.size();
-  if (!before || layout_ || n > cpuplan::kSmallRange || held == n ||
-      (n - held) * cpuplan::kRepairShare > n)
-    return false;
+  const std::size_t n = range.tensors.size(), held = repair ? range.holding.size() : 0;
+  if (layout_ || n == 0 || n > cpuplan::kSmallRange) return false;
+  if (repair && (!before || held == n || (n - held) * cpuplan::kRepairShare > n)) return false;
   // The range's records in its order, the held ones at their old offsets (range.holding is
   // the subsequence of range.tensors whose placement holds); the others to place, larger
   // first, equal sizes in range order (greedy_by_size's order).
@@ -108,16 +109,34 @@ bool CpuArenaPlanner::Impl::RepairSmall(const cpuplan::RangeToPlan& range, cpupl
   for (std::size_t k = 0; k < problem.records.size(); ++k)
     if (plan.offsets[k] != kNone && problem.records[k].first <= hi && lo <= problem.records[k].last)
       InsertByOffset(by_offset, k, plan.offsets);
+  // The record that tops the plan (the first to reach its high-water mark).
+  std::size_t top = 0;
   for (const std::size_t k : to_place) {
     plan.offsets[k] = SmallestGap(problem.records[k], by_offset, problem, plan.offsets);
     InsertByOffset(by_offset, k, plan.offsets);
   }
   Bytes high = 0;
   for (std::size_t k = 0; k < problem.records.size(); ++k)
-    high = std::max(high, plan.offsets[k] + problem.records[k].size);
-  // At the bound when the bytes alive at one node reach the arena: the node where the layout
-  // before met its bound, else a first or last node of a placed tensor (a grown tensor moves
-  // the peak to its own nodes).
+    if (plan.offsets[k] + problem.records[k].size > high) {
+      high = plan.offsets[k] + problem.records[k].size;
+      top = k;
+    }
+  if (!SmallAtBound(problem, high, repair ? before->peak_step : -1, to_place, top, out))
+    return false;
+  plan.arena_bytes = high;
+  plan.strategy.assign(repair ? "repair" : "greedy_by_size");
+  cpuplan::VerifyBySweep(problem, plan);
+  WriteRange(range, plan.offsets, out);
+  out.from = repair ? range.reach : range.first_node;
+  out.placed = n - held;
+  out.fixed = held;
+  out.high_water = high;
+  return true;
+}
+
+bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Step peak,
+                                         const std::vector<std::size_t>& placed, std::size_t top,
+                                         cpuplan::Replan& out) const {
   const auto at_bound_at = [&](Step node) {
     const Bytes alive = cpuplan::LiveBytesAt(problem.records, problem.alignment, node);
     if (high > alive) return false;
@@ -125,20 +144,22 @@ bool CpuArenaPlanner::Impl::RepairSmall(const cpuplan::RangeToPlan& range, cpupl
     out.peak = node;
     return true;
   };
-  bool at_bound = before->peak_step >= 0 && at_bound_at(before->peak_step);
-  for (std::size_t i = 0; i < to_place.size() && !at_bound; ++i)
-    at_bound = at_bound_at(problem.records[to_place[i]].first) ||
-               at_bound_at(problem.records[to_place[i]].last);
-  if (!at_bound) return false;
-  plan.arena_bytes = high;
-  plan.strategy.assign("repair");
-  cpuplan::VerifyBySweep(problem, plan);
-  WriteRange(range, plan.offsets, out);
-  out.from = range.reach;
-  out.placed = n - held;
-  out.fixed = held;
-  out.high_water = high;
-  return true;
+  // A repair: the node where the layout before met its bound, else a first or last node of a
+  // placed tensor (a grown tensor moves the peak to its own nodes); no sweep (a repair that
+  // misses is replaced by a whole plan, which finds the bound itself).
+  if (peak >= 0) {
+    if (at_bound_at(peak)) return true;
+    for (const std::size_t k : placed)
+      if (at_bound_at(problem.records[k].first) || at_bound_at(problem.records[k].last))
+        return true;
+    return false;
+  }
+  // A whole plan: the first and last node of the record that tops it (it is alive there with
+  // everything it was placed above), else the sweep over every node.
+  if (at_bound_at(problem.records[top].first) || at_bound_at(problem.records[top].last))
+    return true;
+  out.bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak);
+  return high <= out.bound;
 }
 
 }  // namespace memplan
