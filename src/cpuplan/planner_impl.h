@@ -156,9 +156,10 @@ class CpuArenaPlanner::Impl {
   // offsets) or whole; kept only at the lower bound, verified.
   bool PlaceSmall(const cpuplan::RangeToPlan& range, bool repair, cpuplan::Replan& out);
   // Whether a small range's plan of `high` bytes is at the bound of `problem`: asked at
-  // `peak` (the layout before's, for a repair: -1 for a whole plan) and the `placed` records'
-  // nodes, or at the `top` record's nodes and swept; out.bound and out.peak set when it is.
-  bool SmallAtBound(const Problem& problem, Bytes high, Step peak,
+  // `peak` (the layout before's, -1 none), then for a repair at the `placed` records' nodes,
+  // for a whole plan at the `top` record's nodes and swept; out.bound and out.peak set when
+  // it is.
+  bool SmallAtBound(const Problem& problem, Bytes high, Step peak, bool repair,
                     const std::vector<std::size_t>& placed, std::size_t top,
                     cpuplan::Replan& out) const;
   // out.placement: the range's tensors at `offsets` (one per range tensor, in range order),

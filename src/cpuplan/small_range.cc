@@ -121,7 +121,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
       high = plan.offsets[k] + problem.records[k].size;
       top = k;
     }
-  if (!SmallAtBound(problem, high, repair ? before->peak_step : -1, to_place, top, out))
+  if (!SmallAtBound(problem, high, before ? before->peak_step : -1, repair, to_place, top, out))
     return false;
   plan.arena_bytes = high;
   plan.strategy.assign(repair ? "repair" : "greedy_by_size");
@@ -135,8 +135,8 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
 }
 
 bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Step peak,
-                                         const std::vector<std::size_t>& placed, std::size_t top,
-                                         cpuplan::Replan& out) const {
+                                         bool repair, const std::vector<std::size_t>& placed,
+                                         std::size_t top, cpuplan::Replan& out) const {
   const auto at_bound_at = [&](Step node) {
     const Bytes alive = cpuplan::LiveBytesAt(problem.records, problem.alignment, node);
     if (high > alive) return false;
@@ -144,11 +144,12 @@ bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Ste
     out.peak = node;
     return true;
   };
-  // A repair: the node where the layout before met its bound, else a first or last node of a
-  // placed tensor (a grown tensor moves the peak to its own nodes); no sweep (a repair that
-  // misses is replaced by a whole plan, which finds the bound itself).
-  if (peak >= 0) {
-    if (at_bound_at(peak)) return true;
+  // First the node where the layout before met its bound (a resize seldom moves the peak).
+  if (peak >= 0 && at_bound_at(peak)) return true;
+  // A repair: a first or last node of a placed tensor (a grown tensor moves the peak to its
+  // own nodes); no sweep (a repair that misses is replaced by a whole plan, which finds the
+  // bound itself).
+  if (repair) {
     for (const std::size_t k : placed)
       if (at_bound_at(problem.records[k].first) || at_bound_at(problem.records[k].last))
         return true;
