@@ -18,6 +18,8 @@
 
 namespace memplan {
 
+using cpuplan::Placement;
+
 namespace {
 
 constexpr Bytes kNone = std::numeric_limits<Bytes>::max();
@@ -103,6 +105,8 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
     }
     problem.records.push_back(record);
   }
+  if (repair && to_place.size() == 1 && GrewOutOfItsSlotAtThePeak(range, problem, to_place[0]))
+    return false;
   // The held records that can meet a placed one, in offset order; each placed one joins them.
   std::vector<std::size_t>& by_offset = scratch_.by_offset;
   by_offset.clear();
@@ -134,9 +138,33 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   return true;
 }
 
-bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Step peak,
-                                         bool repair, const std::vector<std::size_t>& placed,
-                                         std::size_t top, cpuplan::Replan& out) const {
+// The layout before was at its bound at its peak node P: there the tensors alive tile
+// [0, high) but for their paddings, and the only free room below `high` at P is the changed
+// tensor's old place. When it is alive at P before and after, was not the topmost there, and
+// grew past its aligned old size, it fits nowhere below `high` (every tensor alive at P is
+// alive with it) and goes above: the arena reaches high + its new size, while the bound grows
+// by at most its aligned growth plus one padding (the bytes alive at a node count every
+// padding but the largest) - less, as its old size is at least two alignments. The repair
+// would miss; the whole plan goes first.
+bool CpuArenaPlanner::Impl::GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range,
+                                                      const Problem& problem, std::size_t k) const {
+  const cpuplan::Layout& before = *range.previous;
+  const Step peak = before.peak_step;
+  const auto t = static_cast<std::size_t>(range.tensors[k]);
+  if (before.check != CpuTfliteCheck::kAtBound || peak < 0 || t >= before.placement.size())
+    return false;
+  const Placement& old = before.placement[t];
+  const UsageRecord& now = problem.records[k];
+  const Bytes align = problem.alignment;
+  return old.size > 0 && old.first <= peak && peak <= RecordLast(old.first, old.last) &&
+         now.first <= peak && peak <= now.last && old.offset + old.size < before.high_water &&
+         cpuplan::AlignUpFast(old.size, align) >= 2 * align &&
+         cpuplan::AlignUpFast(now.size, align) > cpuplan::AlignUpFast(old.size, align);
+}
+
+bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Step peak, bool repair,
+                                         const std::vector<std::size_t>& placed, std::size_t top,
+                                         cpuplan::Replan& out) const {
   const auto at_bound_at = [&](Step node) {
     const Bytes alive = cpuplan::LiveBytesAt(problem.records, problem.alignment, node);
     if (high > alive) return false;
