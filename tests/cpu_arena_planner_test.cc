@@ -444,6 +444,42 @@ TEST(CpuArenaPlanner, PersistentAndDynamicTensors) {
   }
 }
 
+// A tensor that becomes an arena tensor after the planner was made gets memory at the next
+// plan; layouts made before it (cached, shorter) still serve the shapes they were made for.
+TEST(CpuArenaPlanner, ATensorTurnedArenaGetsMemoryAndOlderLayoutsStillServe) {
+  CpuGraph g;
+  g.tensors = {{32, CpuAllocationType::kArenaRw},
+               {64, CpuAllocationType::kDynamic},
+               {32, CpuAllocationType::kArenaRw}};
+  g.inputs = {0};
+  g.outputs = {2};
+  g.nodes = {{{0}, {1}, {}, 0}, {{1}, {2}, {}, 0}};
+  for (const auto mode : {CpuPlannerMode::kTfliteCpu, CpuPlannerMode::kMemplan}) {
+    SCOPED_TRACE(mode == CpuPlannerMode::kMemplan ? "memplan" : "tflite_cpu");
+    CpuArenaPlanner planner(g, Options(mode));
+    planner.PlanAllocations();
+    PlanWhole(planner);
+    EXPECT_EQ(planner.TensorData(1), nullptr);
+    planner.SetAllocationType(1, CpuAllocationType::kArenaRw);
+    EXPECT_EQ(planner.TensorData(1), nullptr);  // not planned yet
+    PlanWhole(planner);
+    ASSERT_NE(planner.TensorData(1), nullptr);
+    ExpectNoOverlap(planner);
+    ExpectAllPlaced(planner);
+    planner.SetAllocationType(1, CpuAllocationType::kDynamic);
+    PlanWhole(planner);  // the first layout's shapes again (memplan: from the cache)
+    // The engine's memory now (tflite_cpu keeps the stale pointer, as TensorFlow Lite does).
+    if (mode == CpuPlannerMode::kMemplan) EXPECT_EQ(planner.TensorData(1), nullptr);
+    ASSERT_NE(planner.TensorData(2), nullptr);
+    ExpectNoOverlap(planner);
+    planner.SetAllocationType(1, CpuAllocationType::kArenaRw);
+    PlanWhole(planner);
+    ASSERT_NE(planner.TensorData(1), nullptr);
+    ExpectNoOverlap(planner);
+    ExpectAllPlaced(planner);
+  }
+}
+
 TEST(CpuArenaPlanner, BadCallsAreUsageErrors) {
   CpuGraph g;
   g.tensors.assign(2, {8, CpuAllocationType::kArenaRw});

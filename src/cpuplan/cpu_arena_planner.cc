@@ -25,6 +25,19 @@ CpuArenaPlanner::Impl::Impl(CpuGraph graph, CpuPlannerOptions options)
   GrowTables();
 }
 
+void CpuArenaPlanner::Impl::AssignSlots() {
+  slot_of_.assign(graph_.tensors.size(), -1);
+  tensor_of_slot_.clear();
+  for (std::size_t t = 0; t < graph_.tensors.size(); ++t)
+    if (graph_.tensors[t].type == CpuAllocationType::kArenaRw)
+      AddSlot(static_cast<std::int32_t>(t));
+}
+
+void CpuArenaPlanner::Impl::AddSlot(std::int32_t tensor) {
+  slot_of_[static_cast<std::size_t>(tensor)] = static_cast<std::int32_t>(tensor_of_slot_.size());
+  tensor_of_slot_.push_back(tensor);
+}
+
 void CpuArenaPlanner::Impl::CheckTensor(std::int32_t tensor, const char* what) const {
   if (tensor < 0 || static_cast<std::size_t>(tensor) >= graph_.tensors.size())
     throw UsageError(fmt::format("{}: tensor {} is not one of the graph's {} tensors", what, tensor,
@@ -48,6 +61,7 @@ void CpuArenaPlanner::Impl::GrowTables() {
   data_.resize(n, nullptr);
   seen_.resize(n, 0);
   if (options_.mode == CpuPlannerMode::kMemplan) {
+    AssignSlots();
     scratch_.Reserve(n);
     shadow_.Reserve(n);
     bound_records_.reserve(n);
@@ -196,6 +210,9 @@ void CpuArenaPlanner::Impl::SetAllocationType(std::int32_t tensor, CpuAllocation
   if (t.type == CpuAllocationType::kArenaRwPersistent) --persistent_tensors_;
   if (type == CpuAllocationType::kArenaRwPersistent) ++persistent_tensors_;
   t.type = type;
+  if (type == CpuAllocationType::kArenaRw && options_.mode == CpuPlannerMode::kMemplan &&
+      slot_of_[static_cast<std::size_t>(tensor)] < 0)
+    AddSlot(tensor);
   signature_.Set(static_cast<std::size_t>(tensor), t.bytes, type);
   ++version_;
 }
@@ -222,8 +239,8 @@ std::byte* CpuArenaPlanner::Impl::TensorData(std::int32_t tensor) const {
   const std::int32_t t = SharesNowConst(tensor) ? share_root_[tensor] : tensor;
   if (type == CpuAllocationType::kArenaRw) {
     if (!has_non_persistent_memory_ || !layout_) return nullptr;
-    const Placement& p = layout_->placement[t];
-    return p.size == 0 ? nullptr : main_.base() + p.offset;
+    const Placement* p = PlacementIn(*layout_, t);
+    return !p || p->size == 0 ? nullptr : main_.base() + p->offset;
   }
   if (type == CpuAllocationType::kArenaRwPersistent) {
     const Placement& p = placement_[tensor];
@@ -245,7 +262,7 @@ std::pair<Problem, std::vector<Bytes>> CpuArenaPlanner::Impl::MainArenaLayout(
     if (tflite && graph_.tensors[t].type == CpuAllocationType::kArenaRw)
       p = &placement_[t];
     else if (!tflite && layout_)
-      p = &layout_->placement[t];
+      p = PlacementIn(*layout_, static_cast<std::int32_t>(t));
     if (!p || p->size == 0) continue;
     problem.records.push_back(
         {p->size, p->first, p->last == kEndOfRun ? std::max<Step>(end, p->first) : p->last});

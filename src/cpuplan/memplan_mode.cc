@@ -316,30 +316,27 @@ cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std
 
 bool CpuArenaPlanner::Impl::StillHolds(const cpuplan::RangeToPlan& range, std::int32_t t) const {
   if (!range.previous) return false;
-  const std::vector<Placement>& before = range.previous->placement;
-  if (static_cast<std::size_t>(t) >= before.size() || before.size() > graph_.tensors.size())
-    return false;
-  const Placement& p = before[static_cast<std::size_t>(t)];
-  return p.size > 0 && Holds(p, t);
+  const Placement* p = PlacementIn(*range.previous, t);
+  return p && p->size > 0 && Holds(*p, t);
 }
 
 void CpuArenaPlanner::Impl::TakeStart(cpuplan::RangeToPlan& range) {
   if (range.start_taken) return;
   range.start_taken = true;
-  range.start.assign(graph_.tensors.size(), Placement{});
+  range.start.assign(Slots(), Placement{});
   if (!range.previous) return;
   const std::vector<Placement>& before = range.previous->placement;
   // The first call after a reset takes from the old layout only the offsets of the range's
   // tensors: the others have no memory until their own range is executed. Otherwise every
   // placement that still holds stays.
   if (!layout_) {
-    for (const std::int32_t t : range.holding) range.start[static_cast<std::size_t>(t)] = before[t];
+    for (const std::int32_t t : range.holding) range.start[Slot(t)] = before[Slot(t)];
     return;
   }
-  if (before.size() > graph_.tensors.size()) return;
-  for (std::size_t t = 0; t < before.size(); ++t)
-    if (OwnsMemory(static_cast<std::int32_t>(t)) && StillHolds(range, static_cast<std::int32_t>(t)))
-      range.start[t] = before[t];
+  if (before.size() > Slots()) return;
+  for (std::size_t s = 0; s < before.size(); ++s)
+    if (OwnsMemory(tensor_of_slot_[s]) && StillHolds(range, tensor_of_slot_[s]))
+      range.start[s] = before[s];
 }
 
 cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(std::vector<Placement> start,
@@ -350,9 +347,11 @@ cpuplan::Replan CpuArenaPlanner::Impl::StartReplan(std::vector<Placement> start,
   out.placement = std::move(start);
   // Tensors beyond the range lose their places (their own range will place them again).
   if (static_cast<std::size_t>(range_last) + 1 < graph_.nodes.size())
-    for (std::size_t t = 0; t < out.placement.size(); ++t)
+    for (std::size_t s = 0; s < out.placement.size(); ++s) {
+      const std::int32_t t = tensor_of_slot_[s];
       if (alloc_node_[t] != kEndOfRun && alloc_node_[t] > range_last)
-        out.placement[t] = Placement{};
+        out.placement[s] = Placement{};
+    }
   return out;
 }
 
@@ -474,8 +473,8 @@ void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::i
                                   const OffsetPlan& plan) const {
   for (std::size_t k = 0; k < free.size(); ++k) {
     const std::int32_t t = free[k];
-    out.placement[t] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
-                        dealloc_node_[t]};
+    out.placement[Slot(t)] = {plan.offsets[out.fixed + k], graph_.tensors[t].bytes, alloc_node_[t],
+                              dealloc_node_[t]};
   }
   out.placed = free.size();
   // Every placement is the problem's (fixed or free: the verified arena covers them) or one
@@ -486,11 +485,11 @@ void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::i
 void CpuArenaPlanner::Impl::WriteRange(const cpuplan::RangeToPlan& range,
                                        const std::vector<Bytes>& offsets,
                                        cpuplan::Replan& out) const {
-  out.placement.assign(graph_.tensors.size(), Placement{});
+  out.placement.assign(Slots(), Placement{});
   for (std::size_t k = 0; k < range.tensors.size(); ++k) {
     const std::int32_t t = range.tensors[k];
-    out.placement[static_cast<std::size_t>(t)] = {offsets[k], graph_.tensors[t].bytes,
-                                                  alloc_node_[t], dealloc_node_[t]};
+    out.placement[Slot(t)] = {offsets[k], graph_.tensors[t].bytes, alloc_node_[t],
+                              dealloc_node_[t]};
   }
 }
 
@@ -504,7 +503,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(cpuplan::RangeToPlan& range, std
   for (const std::int32_t t : range.tensors)
     if (alloc_node_[t] >= from) {
       free.push_back(t);
-      out.placement[t] = Placement{};
+      out.placement[Slot(t)] = Placement{};
     }
   if (free.empty()) {  // never: `from` is the first node of a tensor to place
     out.high_water = HighWater(out.placement);
@@ -543,12 +542,12 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(cpuplan::RangeToPla
                                                              cpuplan::Replan& missed) {
   const auto count = static_cast<std::size_t>(
       std::count_if(range.tensors.begin(), range.tensors.end(),
-                    [&](std::int32_t t) { return range.start[t].size == 0; }));
+                    [&](std::int32_t t) { return range.start[Slot(t)].size == 0; }));
   if (count == 0 || count * kRepairShare > range.tensors.size()) return std::nullopt;
   std::vector<std::int32_t>& changed = scratch_.free;
   changed.clear();
   for (const std::int32_t t : range.tensors)
-    if (range.start[t].size == 0) changed.push_back(t);
+    if (range.start[Slot(t)].size == 0) changed.push_back(t);
   // The range's placements themselves, not a copy: a repair that misses gives them back with
   // only its own tensors cleared again (every plan that follows clears the tensors beyond the
   // range as StartReplan does here).
@@ -567,7 +566,7 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(cpuplan::RangeToPla
   if (!RepairAtBound(out, range.previous.get(), changed, range.tensors.size() > kSmallRange)) {
     missed.bound = out.bound;  // swept over every placement of the repaired layout, or unknown
     missed.peak = out.peak;
-    for (const std::int32_t t : changed) out.placement[t] = Placement{};
+    for (const std::int32_t t : changed) out.placement[Slot(t)] = Placement{};
     range.start = std::move(out.placement);
     return std::nullopt;
   }
@@ -632,7 +631,7 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
         PlaceSmall(range, true, small) ||
         (cheap_at_bound_ && cheap_is_greedy_ && PlaceSmall(range, false, small)))
       return small;
-    range.start.assign(graph_.tensors.size(), Placement{});
+    range.start.assign(Slots(), Placement{});
     range.start_taken = true;
     return PlanFrom(range, range.first_node, true);
   }
@@ -723,12 +722,13 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
   // at least as large), when they form a valid plan.
   std::vector<Placement> theirs(layout.placement.size());
   bool complete = true;
-  for (std::size_t t = 0; t < layout.placement.size() && complete; ++t) {
-    const Placement& mine = layout.placement[t];
+  for (std::size_t s = 0; s < layout.placement.size() && complete; ++s) {
+    const Placement& mine = layout.placement[s];
     if (mine.size == 0) continue;
+    const auto t = static_cast<std::size_t>(tensor_of_slot_[s]);
     const Placement& q = tflite->placement_[t];
     complete = graph_.tensors[t].type == CpuAllocationType::kArenaRw && q.size >= mine.size;
-    theirs[t] = {q.offset, mine.size, mine.first, mine.last};
+    theirs[s] = {q.offset, mine.size, mine.first, mine.last};
   }
   if (complete) {
     Problem problem;

@@ -33,6 +33,22 @@ class CpuArenaPlanner::Impl {
   std::byte* TensorData(std::int32_t tensor) const;
   std::pair<Problem, std::vector<Bytes>> MainArenaLayout(std::vector<std::int32_t>* tensors) const;
 
+  // A tensor's placement in `layout`, or nullptr where it has none (no index, or the layout
+  // is older than its index).
+  const cpuplan::Placement* PlacementIn(const cpuplan::Layout& layout, std::int32_t tensor) const {
+    const std::int32_t slot = slot_of_[static_cast<std::size_t>(tensor)];
+    return slot >= 0 && static_cast<std::size_t>(slot) < layout.placement.size()
+               ? &layout.placement[static_cast<std::size_t>(slot)]
+               : nullptr;
+  }
+  // The index of a tensor known to have one (a range tensor: kArenaRw).
+  std::size_t Slot(std::int32_t tensor) const {
+    return static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(tensor)]);
+  }
+  std::size_t Slots() const { return tensor_of_slot_.size(); }
+  // Numbers the kArenaRw tensors (no layout may be kept across it); AddSlot one more.
+  void AssignSlots();
+  void AddSlot(std::int32_t tensor);
   // Checks a tensor index from the caller.
   void CheckTensor(std::int32_t tensor, const char* what) const;
 
@@ -45,6 +61,14 @@ class CpuArenaPlanner::Impl {
   std::vector<std::int32_t> share_root_;
   std::vector<cpuplan::Placement> placement_;
   std::vector<std::byte*> data_;
+  // kMemplan: each main-arena tensor's index in a layout's placements (-1: none) and the
+  // tensor at each index. A layout holds the arena's tensors only - a model's weights are
+  // most of its tensors - so a fresh plan writes and a re-plan reads a fraction of the bytes.
+  // Indices are only added (a tensor turned kArenaRw gets the next one): an older layout
+  // stays valid, shorter. Made again where no layout survives (construction, ReplaceGraph,
+  // PlanAllocations).
+  std::vector<std::int32_t> slot_of_;
+  std::vector<std::int32_t> tensor_of_slot_;
   // Per node: the tensors the node's range has to place (outputs, temporaries; inputs and
   // variables on node 0).
   std::vector<std::vector<std::int32_t>> registered_;

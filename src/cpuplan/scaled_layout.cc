@@ -43,10 +43,9 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   if (!before || before->check != CpuTfliteCheck::kAtBound || before->peak_step < 0 ||
       range.tensors.empty())
     return false;
-  const std::vector<Placement>& old = before->placement;
   const auto in_old = [&](std::int32_t t) {
-    return static_cast<std::size_t>(t) < old.size() ? old[static_cast<std::size_t>(t)]
-                                                    : Placement{};
+    const Placement* p = PlacementIn(*before, t);
+    return p ? *p : Placement{};
   };
   const std::int32_t t0 = range.tensors.front();
   const Bytes old0 = in_old(t0).size;

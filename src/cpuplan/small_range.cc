@@ -91,7 +91,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
     if (total > kRoom) return false;
     if (h < held && range.holding[h] == t) {
       ++h;
-      plan.offsets.push_back(before->placement[static_cast<std::size_t>(t)].offset);
+      plan.offsets.push_back(before->placement[Slot(t)].offset);
     } else {
       const std::size_t k = problem.records.size();
       std::size_t at = to_place.size();
@@ -150,10 +150,9 @@ bool CpuArenaPlanner::Impl::GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan
                                                       const Problem& problem, std::size_t k) const {
   const cpuplan::Layout& before = *range.previous;
   const Step peak = before.peak_step;
-  const auto t = static_cast<std::size_t>(range.tensors[k]);
-  if (before.check != CpuTfliteCheck::kAtBound || peak < 0 || t >= before.placement.size())
-    return false;
-  const Placement& old = before.placement[t];
+  const Placement* was = PlacementIn(before, range.tensors[k]);
+  if (before.check != CpuTfliteCheck::kAtBound || peak < 0 || !was) return false;
+  const Placement& old = *was;
   const UsageRecord& now = problem.records[k];
   const Bytes align = problem.alignment;
   return old.size > 0 && old.first <= peak && peak <= RecordLast(old.first, old.last) &&
