@@ -476,5 +476,38 @@ TEST(CpuPlannerScanFit, SmallVerificationFindsEveryOverlap) {
   EXPECT_LT(rejected, 290u);  // valid plans too
 }
 
+// A repair's verification: with every record but the placed ones from a valid plan, it
+// rejects exactly the plans where a placed record overlaps another (or is unaligned, or the
+// arena is misstated), as FindViolations does.
+TEST(CpuPlannerScanFit, PlacedVerificationFindsEveryOverlapOfThePlacedRecords) {
+  std::mt19937_64 rng(41);
+  std::size_t rejected = 0;
+  for (int k = 0; k < 300; ++k) {
+    Problem p;
+    p.alignment = 4;
+    const int n = 2 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const Step first = static_cast<Step>(rng() % 20);
+      p.records.push_back({1 + rng() % 16, first, first + static_cast<Step>(rng() % 4)});
+    }
+    OffsetPlan plan = cpuplan::PlaceByScan(p, cpuplan::GreedyBySizeOrder(p), false);
+    // One or two records moved anywhere (sometimes unaligned), the arena restated.
+    std::vector<std::size_t> placed{rng() % p.size()};
+    if (k % 3 == 0) placed.push_back((placed[0] + 1) % p.size());
+    for (const std::size_t i : placed) plan.offsets[i] = (rng() % 24) * (k % 10 == 0 ? 1 : 4);
+    plan.arena_bytes = ArenaBytes(p, plan.offsets);
+    const bool valid = FindViolations(p, plan, 1).empty();
+    rejected += valid ? 0 : 1;
+    if (valid)
+      EXPECT_NO_THROW(cpuplan::VerifyPlaced(p, plan, placed)) << k;
+    else
+      EXPECT_THROW(cpuplan::VerifyPlaced(p, plan, placed), InternalError) << k;
+    plan.arena_bytes += 1;
+    EXPECT_THROW(cpuplan::VerifyPlaced(p, plan, placed), InternalError) << k;
+  }
+  EXPECT_GT(rejected, 50u);
+  EXPECT_LT(rejected, 290u);  // valid plans too
+}
+
 }  // namespace
 }  // namespace memplan

@@ -282,6 +282,31 @@ void CheckBySweep(const Problem& problem, const OffsetPlan& plan, Step steps) {
 
 }  // namespace
 
+void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
+                  std::span<const std::size_t> placed) {
+  if (plan.offsets.size() != problem.size()) return VerifyOrThrow(problem, plan);
+  Bytes arena = 0;
+  for (std::size_t i = 0; i < problem.size(); ++i)
+    arena = std::max(arena, plan.offsets[i] + problem.records[i].size);
+  if (arena != plan.arena_bytes)
+    Fail(plan, fmt::format("the plan claims an arena of {} B but its records need {} B",
+                           plan.arena_bytes, arena));
+  for (const std::size_t k : placed) {
+    const UsageRecord& a = problem.records[k];
+    const Bytes begin = plan.offsets[k];
+    if (!IsAligned(begin, problem.alignment))
+      Fail(plan, fmt::format("unaligned: {} at {}", problem.Describe(k), begin));
+    if (begin > std::numeric_limits<Bytes>::max() / 2 - a.size)
+      Fail(plan, fmt::format("out of range: {} at {}", problem.Describe(k), begin));
+    for (std::size_t j = 0; j < problem.size(); ++j) {
+      const UsageRecord& b = problem.records[j];
+      if (j == k || a.size == 0 || b.size == 0 || b.last < a.first || a.last < b.first) continue;
+      if (plan.offsets[j] < begin + a.size && begin < plan.offsets[j] + b.size)
+        Fail(plan, OverlapMessage(problem, plan.offsets, j, k));
+    }
+  }
+}
+
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
   const std::size_t n = problem.size();
   Step steps = 0;

@@ -54,5 +54,11 @@ bool KeepIfStillSorted(const std::vector<std::size_t>& order, std::size_t n, Bef
 // InternalError naming the strategy and the first violation when the plan is not valid
 // for the problem (the checks of memplan/plan.h FindViolations).
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan);
+// The same for a repair: only the `placed` records are new, every other pair was verified
+// with the layout they come from (the same offsets, sizes and steps), so each placed record
+// is checked - aligned, in range - and against every record alive with it; the arena must be
+// the plan's. O(placed x records).
+void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
+                  std::span<const std::size_t> placed);
 
 }  // namespace memplan::cpuplan

@@ -129,7 +129,12 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
     return false;
   plan.arena_bytes = high;
   plan.strategy.assign(repair ? "repair" : "greedy_by_size");
-  cpuplan::VerifyBySweep(problem, plan);
+  // A repair's held records come unchanged from a verified layout: only the placed ones are
+  // checked, against all.
+  if (repair)
+    cpuplan::VerifyPlaced(problem, plan, to_place);
+  else
+    cpuplan::VerifyBySweep(problem, plan);
   WriteRange(range, plan.offsets, out);
   out.from = repair ? range.reach : range.first_node;
   out.placed = n - held;
