@@ -65,8 +65,8 @@ class CpuArenaPlanner::Impl {
   // tensor at each index. A layout holds the arena's tensors only - a model's weights are
   // most of its tensors - so a fresh plan writes and a re-plan reads a fraction of the bytes.
   // Indices are only added (a tensor turned kArenaRw gets the next one): an older layout
-  // stays valid, shorter. Made again where no layout survives (construction, ReplaceGraph,
-  // PlanAllocations).
+  // stays valid, shorter; a tensor that leaves the arena keeps its index. Made again where
+  // no layout survives (construction, ReplaceGraph).
   std::vector<std::int32_t> slot_of_;
   std::vector<std::int32_t> tensor_of_slot_;
   // Per node: the tensors the node's range has to place (outputs, temporaries; inputs and

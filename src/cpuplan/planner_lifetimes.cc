@@ -26,7 +26,6 @@ void CpuArenaPlanner::Impl::PlanAllocations() {
   // The tables, the shape signature and the persistent count follow every change already
   // (ResizeTensor, SetAllocationType, ReplaceGraph); only a graph that shrank still needs them.
   if (tables_stale_) GrowTables();
-  if (options_.mode == CpuPlannerMode::kMemplan) AssignSlots();  // no layout is kept
   const std::size_t tensors = graph_.tensors.size();
   std::fill(alloc_node_.begin(), alloc_node_.end(), kEndOfRun);
   std::fill(dealloc_node_.begin(), dealloc_node_.end(), kEndOfRun);

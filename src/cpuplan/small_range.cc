@@ -188,9 +188,18 @@ bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Ste
     return false;
   }
   // A whole plan: the first and last node of the record that tops it (it is alive there with
-  // everything it was placed above), else the sweep over every node.
+  // everything it was placed above), then the coarse bound over every node (two passes),
+  // else the sweep.
   if (at_bound_at(problem.records[top].first) || at_bound_at(problem.records[top].last))
     return true;
+  Step coarse_peak = -1;
+  if (const Bytes coarse =
+          cpuplan::CoarseLowerBound(problem.records, problem.alignment, &coarse_peak);
+      high <= coarse) {
+    out.bound = coarse;
+    out.peak = coarse_peak;
+    return true;
+  }
   out.bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak);
   return high <= out.bound;
 }
