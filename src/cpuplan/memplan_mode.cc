@@ -167,7 +167,18 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
   if (!cpuplan::KeepIfStillSorted(order, free.size(), before)) {
     order.resize(free.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), before);
+    if (order.size() > kSmallRange) {
+      std::sort(order.begin(), order.end(), before);
+    } else {
+      // By insertion: for a few dozen tensors as fast, and a fraction of std::sort's code to
+      // fetch (cold where the steps before planned no range whole).
+      for (std::size_t i = 1; i < order.size(); ++i) {
+        const std::size_t k = order[i];
+        std::size_t j = i;
+        for (; j > 0 && before(k, order[j - 1]); --j) order[j] = order[j - 1];
+        order[j] = k;
+      }
+    }
   }
   if (problem.size() <= cpuplan::kScanRecords)
     return cpuplan::PlaceByScan(problem, order, true, plan, stop_at);

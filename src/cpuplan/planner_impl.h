@@ -179,10 +179,9 @@ class CpuArenaPlanner::Impl {
   // few passes (small_range.cc): as a repair (`repair`: few changed; the others keep their
   // offsets) or whole; kept only at the lower bound, verified.
   bool PlaceSmall(const cpuplan::RangeToPlan& range, bool repair, cpuplan::Replan& out);
-  // Whether the one tensor a small repair places (record k) grew out of its place at the
-  // peak of a layout at its bound, where a repair cannot reach the bound (small_range.cc).
-  bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range, const Problem& problem,
-                                 std::size_t k) const;
+  // Whether the one tensor a small repair would place grew out of its place at the peak of a
+  // layout at its bound, where a repair cannot reach the bound (small_range.cc).
+  bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const;
   // Whether a small range's plan of `high` bytes is at the bound of `problem`: asked at
   // `peak` (the layout before's, -1 none), then for a repair at the `placed` records' nodes,
   // for a whole plan at the `top` record's nodes and swept; out.bound and out.peak set when

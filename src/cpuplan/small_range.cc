@@ -67,6 +67,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   const std::size_t n = range.tensors.size(), held = repair ? range.holding.size() : 0;
   if (layout_ || n == 0 || n > cpuplan::kSmallRange) return false;
   if (repair && (!before || held == n || (n - held) * cpuplan::kRepairShare > n)) return false;
+  if (repair && n - held == 1 && GrewOutOfItsSlotAtThePeak(range)) return false;
   // The range's records in its order, the held ones at their old offsets (range.holding is
   // the subsequence of range.tensors whose placement holds); the others to place, larger
   // first, equal sizes in range order (greedy_by_size's order).
@@ -105,8 +106,6 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
     }
     problem.records.push_back(record);
   }
-  if (repair && to_place.size() == 1 && GrewOutOfItsSlotAtThePeak(range, problem, to_place[0]))
-    return false;
   // The held records that can meet a placed one, in offset order; each placed one joins them.
   std::vector<std::size_t>& by_offset = scratch_.by_offset;
   by_offset.clear();
@@ -151,19 +150,23 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
 // by at most its aligned growth plus one padding (the bytes alive at a node count every
 // padding but the largest) - less, as its old size is at least two alignments. The repair
 // would miss; the whole plan goes first.
-bool CpuArenaPlanner::Impl::GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range,
-                                                      const Problem& problem, std::size_t k) const {
+bool CpuArenaPlanner::Impl::GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const {
   const cpuplan::Layout& before = *range.previous;
   const Step peak = before.peak_step;
-  const Placement* was = PlacementIn(before, range.tensors[k]);
-  if (before.check != CpuTfliteCheck::kAtBound || peak < 0 || !was) return false;
-  const Placement& old = *was;
-  const UsageRecord& now = problem.records[k];
-  const Bytes align = problem.alignment;
-  return old.size > 0 && old.first <= peak && peak <= RecordLast(old.first, old.last) &&
-         now.first <= peak && peak <= now.last && old.offset + old.size < before.high_water &&
-         cpuplan::AlignUpFast(old.size, align) >= 2 * align &&
-         cpuplan::AlignUpFast(now.size, align) > cpuplan::AlignUpFast(old.size, align);
+  if (before.check != CpuTfliteCheck::kAtBound || peak < 0) return false;
+  // The one range tensor whose placement does not hold (range.holding is the subsequence of
+  // range.tensors of those that do).
+  std::size_t k = 0;
+  while (k < range.holding.size() && range.holding[k] == range.tensors[k]) ++k;
+  const std::int32_t t = range.tensors[k];
+  const Placement* old = PlacementIn(before, t);
+  const Bytes align = options_.tensor_alignment;
+  const Bytes size = graph_.tensors[t].bytes;
+  return old && old->size > 0 && old->first <= peak && peak <= RecordLast(old->first, old->last) &&
+         alloc_node_[t] <= peak && peak <= RecordLast(alloc_node_[t], dealloc_node_[t]) &&
+         old->offset + old->size < before.high_water &&
+         cpuplan::AlignUpFast(old->size, align) >= 2 * align &&
+         cpuplan::AlignUpFast(size, align) > cpuplan::AlignUpFast(old->size, align);
 }
 
 bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Step peak, bool repair,
