@@ -59,6 +59,35 @@ Bytes SmallestGap(const UsageRecord& record, const std::vector<std::size_t>& by_
   return best != kNone ? best : cursor;
 }
 
+// Places the `to_place` records (offsets kNone) in that order, each in its smallest gap among
+// the records placed already (the others at their offsets; of those, only the ones alive
+// within the placed records' steps can meet one). Returns the arena and sets `top`, the first
+// record to reach it.
+Bytes PlaceInGaps(const Problem& problem, std::vector<Bytes>& offsets,
+                  const std::vector<std::size_t>& to_place, std::vector<std::size_t>& by_offset,
+                  std::size_t& top) {
+  Step lo = std::numeric_limits<Step>::max(), hi = 0;
+  for (const std::size_t k : to_place) {
+    lo = std::min(lo, problem.records[k].first);
+    hi = std::max(hi, problem.records[k].last);
+  }
+  by_offset.clear();
+  for (std::size_t k = 0; k < problem.records.size(); ++k)
+    if (offsets[k] != kNone && problem.records[k].first <= hi && lo <= problem.records[k].last)
+      InsertByOffset(by_offset, k, offsets);
+  for (const std::size_t k : to_place) {
+    offsets[k] = SmallestGap(problem.records[k], by_offset, problem, offsets);
+    InsertByOffset(by_offset, k, offsets);
+  }
+  Bytes high = 0;
+  for (std::size_t k = 0; k < problem.records.size(); ++k)
+    if (offsets[k] + problem.records[k].size > high) {
+      high = offsets[k] + problem.records[k].size;
+      top = k;
+    }
+  return high;
+}
+
 }  // namespace
 
 bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool repair,
@@ -68,62 +97,12 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   if (layout_ || n == 0 || n > cpuplan::kSmallRange) return false;
   if (repair && (!before || held == n || (n - held) * cpuplan::kRepairShare > n)) return false;
   if (repair && n - held == 1 && GrewOutOfItsSlotAtThePeak(range)) return false;
-  // The range's records in its order, the held ones at their old offsets (range.holding is
-  // the subsequence of range.tensors whose placement holds); the others to place, larger
-  // first, equal sizes in range order (greedy_by_size's order).
   Problem& problem = scratch_.problem;
   OffsetPlan& plan = scratch_.plans[0];
   std::vector<std::size_t>& to_place = scratch_.order;
-  problem.alignment = options_.tensor_alignment;
-  problem.records.clear();
-  problem.fixed_offsets.clear();
-  plan.offsets.clear();
-  to_place.clear();
-  // Validate's room for every arena position: a total beyond it goes to the plan that
-  // validates its problem and says so.
-  constexpr Bytes kRoom = std::numeric_limits<Bytes>::max() / 4;
-  Bytes total = 0;
-  Step lo = std::numeric_limits<Step>::max(), hi = 0;
-  std::size_t h = 0;
-  for (const std::int32_t t : range.tensors) {
-    const UsageRecord record{graph_.tensors[t].bytes, alloc_node_[t],
-                             RecordLast(alloc_node_[t], dealloc_node_[t])};
-    total += std::min(record.size, kRoom) + std::min(problem.alignment, kRoom);
-    if (total > kRoom) return false;
-    if (h < held && range.holding[h] == t) {
-      ++h;
-      plan.offsets.push_back(before->placement[Slot(t)].offset);
-    } else {
-      const std::size_t k = problem.records.size();
-      std::size_t at = to_place.size();
-      to_place.push_back(k);
-      for (; at > 0 && problem.records[to_place[at - 1]].size < record.size; --at)
-        to_place[at] = to_place[at - 1];
-      to_place[at] = k;
-      plan.offsets.push_back(kNone);
-      lo = std::min(lo, record.first);
-      hi = std::max(hi, record.last);
-    }
-    problem.records.push_back(record);
-  }
-  // The held records that can meet a placed one, in offset order; each placed one joins them.
-  std::vector<std::size_t>& by_offset = scratch_.by_offset;
-  by_offset.clear();
-  for (std::size_t k = 0; k < problem.records.size(); ++k)
-    if (plan.offsets[k] != kNone && problem.records[k].first <= hi && lo <= problem.records[k].last)
-      InsertByOffset(by_offset, k, plan.offsets);
-  // The record that tops the plan (the first to reach its high-water mark).
+  if (!SmallRecords(range, held, problem, plan.offsets, to_place)) return false;
   std::size_t top = 0;
-  for (const std::size_t k : to_place) {
-    plan.offsets[k] = SmallestGap(problem.records[k], by_offset, problem, plan.offsets);
-    InsertByOffset(by_offset, k, plan.offsets);
-  }
-  Bytes high = 0;
-  for (std::size_t k = 0; k < problem.records.size(); ++k)
-    if (plan.offsets[k] + problem.records[k].size > high) {
-      high = plan.offsets[k] + problem.records[k].size;
-      top = k;
-    }
+  const Bytes high = PlaceInGaps(problem, plan.offsets, to_place, scratch_.by_offset, top);
   if (!SmallAtBound(problem, high, before ? before->peak_step : -1, repair, to_place, top, out))
     return false;
   plan.arena_bytes = high;
@@ -139,6 +118,42 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   out.placed = n - held;
   out.fixed = held;
   out.high_water = high;
+  return true;
+}
+
+bool CpuArenaPlanner::Impl::SmallRecords(const cpuplan::RangeToPlan& range, std::size_t held,
+                                         Problem& problem, std::vector<Bytes>& offsets,
+                                         std::vector<std::size_t>& to_place) const {
+  problem.alignment = options_.tensor_alignment;
+  problem.records.clear();
+  problem.fixed_offsets.clear();
+  offsets.clear();
+  to_place.clear();
+  // Validate's room for every arena position: a total beyond it goes to the plan that
+  // validates its problem and says so.
+  constexpr Bytes kRoom = std::numeric_limits<Bytes>::max() / 4;
+  Bytes total = 0;
+  std::size_t h = 0;
+  for (const std::int32_t t : range.tensors) {
+    const UsageRecord record{graph_.tensors[t].bytes, alloc_node_[t],
+                             RecordLast(alloc_node_[t], dealloc_node_[t])};
+    total += std::min(record.size, kRoom) + std::min(problem.alignment, kRoom);
+    if (total > kRoom) return false;
+    if (h < held && range.holding[h] == t) {
+      ++h;
+      offsets.push_back(range.previous->placement[Slot(t)].offset);
+    } else {
+      // Larger first, equal sizes in range order: shifted in from the end.
+      const std::size_t k = problem.records.size();
+      std::size_t at = to_place.size();
+      to_place.push_back(k);
+      for (; at > 0 && problem.records[to_place[at - 1]].size < record.size; --at)
+        to_place[at] = to_place[at - 1];
+      to_place[at] = k;
+      offsets.push_back(kNone);
+    }
+    problem.records.push_back(record);
+  }
   return true;
 }
 
