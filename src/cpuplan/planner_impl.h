@@ -179,12 +179,17 @@ class CpuArenaPlanner::Impl {
   // few passes (small_range.cc): as a repair (`repair`: few changed; the others keep their
   // offsets) or whole; kept only at the lower bound, verified.
   bool PlaceSmall(const cpuplan::RangeToPlan& range, bool repair, cpuplan::Replan& out);
-  // A small range's records (range order) into `problem`; into `offsets` the old offsets of
-  // the first `held` of range.holding (all for a repair, none for a whole plan), the others
-  // unset and listed in `to_place` in greedy_by_size's order. false where the sizes leave no
-  // room (Validate's limit).
-  bool SmallRecords(const cpuplan::RangeToPlan& range, std::size_t held, Problem& problem,
-                    std::vector<Bytes>& offsets, std::vector<std::size_t>& to_place) const;
+  // The range's records (range order) into `problem` and their offsets into `offsets`: with
+  // a `ratio`, every tensor's old placement scaled by it (false where one does not scale
+  // exactly); else the old offsets of the first `held` of range.holding (all for a repair,
+  // none for a whole plan), the others unset and listed in `to_place` in greedy_by_size's
+  // order. false too where the sizes leave no room (Validate's limit). Shared by a scaled
+  // layout and a small range's plan (small_range.cc).
+  bool RangeRecords(const cpuplan::RangeToPlan& range, std::size_t held,
+                    const cpuplan::Ratio* ratio, Problem& problem, std::vector<Bytes>& offsets,
+                    std::vector<std::size_t>& to_place) const;
+  // The arena of `problem` at `offsets`, and the first record to reach it (`top`).
+  static Bytes TopOf(const Problem& problem, const std::vector<Bytes>& offsets, std::size_t& top);
   // Whether the one tensor a small repair would place grew out of its place at the peak of a
   // layout at its bound, where a repair cannot reach the bound (small_range.cc).
   bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const;

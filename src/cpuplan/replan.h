@@ -24,6 +24,27 @@ inline constexpr std::size_t kRepairShare = 8;
 // and, above the bound, the whole plan anyway - on so few tensors all of it is fixed cost.
 inline constexpr std::size_t kSmallRange = 64;
 
+// The ratio every tensor of a range grew or shrank by (a new batch): num / den in lowest
+// terms.
+struct Ratio {
+  Bytes num = 1;
+  Bytes den = 1;
+  // value * num / den into `out` when that is a whole number and does not overflow. A batch
+  // that grows by a whole factor (den 1) divides nothing: a division costs tens of cycles, a
+  // scaled tensor's whole share of the time.
+  bool Apply(Bytes value, Bytes& out) const {
+    Bytes product = 0;
+    if (__builtin_mul_overflow(value, num, &product)) return false;
+    if (den == 1) {
+      out = product;
+      return true;
+    }
+    if (product % den != 0) return false;
+    out = product / den;
+    return true;
+  }
+};
+
 // What a call has to place in the main arena.
 struct RangeToPlan {
   std::int32_t last = 0;               // the range's last node
@@ -61,7 +82,8 @@ struct PlanScratch {
   std::vector<std::int32_t> free;         // the tensors a re-plan or a repair places
   std::vector<std::size_t> order;         // greedy_by_size's, kept while it still holds
   std::vector<std::size_t> tflite_order;  // TensorFlow Lite's, the same
-  std::vector<std::size_t> by_offset;     // a small repair's placed records in offset order
+  std::vector<std::size_t> to_place;      // a small range's records to place (small_range.cc)
+  std::vector<std::size_t> by_offset;     // its placed records in offset order
   Problem problem;
   OffsetPlan plans[2];  // candidate plans, their offsets kept from call to call
 
@@ -74,6 +96,7 @@ struct PlanScratch {
     free.reserve(tensors);
     order.reserve(tensors);
     tflite_order.reserve(tensors);
+    to_place.reserve(tensors);
     by_offset.reserve(tensors);
     problem.records.reserve(tensors);
     problem.fixed_offsets.reserve(tensors);

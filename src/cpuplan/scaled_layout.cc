@@ -8,33 +8,10 @@
 // one to bound, the verification every plan gets.
 #include <numeric>
 
-#include "src/cpuplan/align.h"
-#include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/planner_impl.h"
 #include "src/cpuplan/scan_fit.h"
 
 namespace memplan {
-
-using cpuplan::Placement;
-
-namespace {
-
-// value * num / den when that is a whole number and does not overflow. A batch that grows
-// by a whole factor (den 1) divides nothing: a division costs tens of cycles, a scaled
-// tensor's whole share of the time.
-bool ScaleExactly(Bytes value, Bytes num, Bytes den, Bytes& out) {
-  Bytes product = 0;
-  if (__builtin_mul_overflow(value, num, &product)) return false;
-  if (den == 1) {
-    out = product;
-    return true;
-  }
-  if (product % den != 0) return false;
-  out = product / den;
-  return true;
-}
-
-}  // namespace
 
 bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out) {
   const cpuplan::Layout* before = range.previous.get();
@@ -43,45 +20,24 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   if (!before || before->check != CpuTfliteCheck::kAtBound || before->peak_step < 0 ||
       range.tensors.empty())
     return false;
-  const auto in_old = [&](std::int32_t t) {
-    const Placement* p = PlacementIn(*before, t);
-    return p ? *p : Placement{};
-  };
   const std::int32_t t0 = range.tensors.front();
-  const Bytes old0 = in_old(t0).size;
-  if (old0 == 0) return false;
-  const Bytes divisor = std::gcd(graph_.tensors[t0].bytes, old0);
-  const Bytes num = graph_.tensors[t0].bytes / divisor, den = old0 / divisor;
-  if (num == den) return false;  // nothing scaled: what still holds is kept elsewhere
-  // Every offset scaled into the verification's problem and plan first (their buffers kept
-  // from call to call), so a resize that does not scale, or misses the bound, costs one pass
-  // and no layout.
+  const cpuplan::Placement* p0 = PlacementIn(*before, t0);
+  if (!p0 || p0->size == 0) return false;
+  const Bytes divisor = std::gcd(graph_.tensors[t0].bytes, p0->size);
+  const cpuplan::Ratio ratio{graph_.tensors[t0].bytes / divisor, p0->size / divisor};
+  if (ratio.num == ratio.den) return false;  // nothing scaled: what still holds is kept elsewhere
+  // Every offset scaled into the verification's problem and plan first (the passes of a small
+  // range's plan: small_range.cc), so a resize that does not scale, or misses the bound, costs
+  // one pass and no layout.
   Problem& problem = scratch_.problem;
   OffsetPlan& plan = scratch_.plans[0];
-  problem.alignment = options_.tensor_alignment;
-  problem.records.clear();
-  problem.fixed_offsets.clear();
-  plan.offsets.clear();
-  Bytes high = 0;
-  for (const std::int32_t t : range.tensors) {
-    const Placement p = in_old(t);
-    const Bytes bytes = graph_.tensors[t].bytes;
-    Bytes size = 0, offset = 0;
-    if (p.size == 0 || p.first != alloc_node_[t] || p.last != dealloc_node_[t] ||
-        !ScaleExactly(p.size, num, den, size) || size != bytes ||
-        !ScaleExactly(p.offset, num, den, offset) ||
-        !cpuplan::IsAligned(offset, options_.tensor_alignment) ||
-        offset > std::numeric_limits<Bytes>::max() / 2 - bytes)
-      return false;
-    problem.records.push_back({bytes, p.first, RecordLast(p.first, p.last)});
-    plan.offsets.push_back(offset);
-    high = std::max(high, offset + bytes);
-  }
+  std::vector<std::size_t>& none = scratch_.to_place;
+  if (!RangeRecords(range, 0, &ratio, problem, plan.offsets, none)) return false;
+  std::size_t top = 0;
+  const Bytes high = TopOf(problem, plan.offsets, top);
   // The bytes alive at the old peak are a lower bound of the new records; an arena that
   // reaches them is at the bound.
-  const Step peak = before->peak_step;
-  const Bytes at_peak = cpuplan::LiveBytesAt(problem.records, problem.alignment, peak);
-  if (high > at_peak) return false;
+  if (!SmallAtBound(problem, high, before->peak_step, true, none, top, out)) return false;
   // Verified as every plan is, then written as the layout's placements.
   plan.arena_bytes = high;
   plan.strategy.assign("scaled");
@@ -90,8 +46,6 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   out.from = range.first_node;
   out.placed = range.tensors.size();
   out.high_water = high;
-  out.bound = at_peak;
-  out.peak = peak;
   out.scaled = true;
   return true;
 }

@@ -61,11 +61,9 @@ Bytes SmallestGap(const UsageRecord& record, const std::vector<std::size_t>& by_
 
 // Places the `to_place` records (offsets kNone) in that order, each in its smallest gap among
 // the records placed already (the others at their offsets; of those, only the ones alive
-// within the placed records' steps can meet one). Returns the arena and sets `top`, the first
-// record to reach it.
-Bytes PlaceInGaps(const Problem& problem, std::vector<Bytes>& offsets,
-                  const std::vector<std::size_t>& to_place, std::vector<std::size_t>& by_offset,
-                  std::size_t& top) {
+// within the placed records' steps can meet one).
+void PlaceInGaps(const Problem& problem, std::vector<Bytes>& offsets,
+                 const std::vector<std::size_t>& to_place, std::vector<std::size_t>& by_offset) {
   Step lo = std::numeric_limits<Step>::max(), hi = 0;
   for (const std::size_t k : to_place) {
     lo = std::min(lo, problem.records[k].first);
@@ -79,13 +77,6 @@ Bytes PlaceInGaps(const Problem& problem, std::vector<Bytes>& offsets,
     offsets[k] = SmallestGap(problem.records[k], by_offset, problem, offsets);
     InsertByOffset(by_offset, k, offsets);
   }
-  Bytes high = 0;
-  for (std::size_t k = 0; k < problem.records.size(); ++k)
-    if (offsets[k] + problem.records[k].size > high) {
-      high = offsets[k] + problem.records[k].size;
-      top = k;
-    }
-  return high;
 }
 
 }  // namespace
@@ -99,10 +90,11 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   if (repair && n - held == 1 && GrewOutOfItsSlotAtThePeak(range)) return false;
   Problem& problem = scratch_.problem;
   OffsetPlan& plan = scratch_.plans[0];
-  std::vector<std::size_t>& to_place = scratch_.order;
-  if (!SmallRecords(range, held, problem, plan.offsets, to_place)) return false;
+  std::vector<std::size_t>& to_place = scratch_.to_place;
+  if (!RangeRecords(range, held, nullptr, problem, plan.offsets, to_place)) return false;
+  PlaceInGaps(problem, plan.offsets, to_place, scratch_.by_offset);
   std::size_t top = 0;
-  const Bytes high = PlaceInGaps(problem, plan.offsets, to_place, scratch_.by_offset, top);
+  const Bytes high = TopOf(problem, plan.offsets, top);
   if (!SmallAtBound(problem, high, before ? before->peak_step : -1, repair, to_place, top, out))
     return false;
   plan.arena_bytes = high;
@@ -121,8 +113,9 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   return true;
 }
 
-bool CpuArenaPlanner::Impl::SmallRecords(const cpuplan::RangeToPlan& range, std::size_t held,
-                                         Problem& problem, std::vector<Bytes>& offsets,
+bool CpuArenaPlanner::Impl::RangeRecords(const cpuplan::RangeToPlan& range, std::size_t held,
+                                         const cpuplan::Ratio* ratio, Problem& problem,
+                                         std::vector<Bytes>& offsets,
                                          std::vector<std::size_t>& to_place) const {
   problem.alignment = options_.tensor_alignment;
   problem.records.clear();
@@ -139,7 +132,18 @@ bool CpuArenaPlanner::Impl::SmallRecords(const cpuplan::RangeToPlan& range, std:
                              RecordLast(alloc_node_[t], dealloc_node_[t])};
     total += std::min(record.size, kRoom) + std::min(problem.alignment, kRoom);
     if (total > kRoom) return false;
-    if (h < held && range.holding[h] == t) {
+    if (ratio) {
+      // Scaled: the old placement, for the same nodes, with its size and offset times the
+      // ratio (whole, aligned) and that size the tensor's.
+      const cpuplan::Placement* p = PlacementIn(*range.previous, t);
+      Bytes size = 0, offset = 0;
+      if (!p || p->size == 0 || p->first != alloc_node_[t] || p->last != dealloc_node_[t] ||
+          !ratio->Apply(p->size, size) || size != record.size || !ratio->Apply(p->offset, offset) ||
+          !cpuplan::IsAligned(offset, problem.alignment) ||
+          offset > std::numeric_limits<Bytes>::max() / 2 - record.size)
+        return false;
+      offsets.push_back(offset);
+    } else if (h < held && range.holding[h] == t) {
       ++h;
       offsets.push_back(range.previous->placement[Slot(t)].offset);
     } else {
@@ -155,6 +159,17 @@ bool CpuArenaPlanner::Impl::SmallRecords(const cpuplan::RangeToPlan& range, std:
     problem.records.push_back(record);
   }
   return true;
+}
+
+Bytes CpuArenaPlanner::Impl::TopOf(const Problem& problem, const std::vector<Bytes>& offsets,
+                                   std::size_t& top) {
+  Bytes high = 0;
+  for (std::size_t k = 0; k < problem.records.size(); ++k)
+    if (offsets[k] + problem.records[k].size > high) {
+      high = offsets[k] + problem.records[k].size;
+      top = k;
+    }
+  return high;
 }
 
 // The layout before was at its bound at its peak node P: there the tensors alive tile
