@@ -443,8 +443,7 @@ TEST(CpuPlannerScanFit, MaskRoundingEqualsAlignUp) {
       const Bytes value = rng() % 3 == 0 ? rng() % 1000 : rng() >> 8;
       EXPECT_EQ(cpuplan::AlignUpFast(value, alignment), AlignUp(value, alignment))
           << value << " " << alignment;
-      EXPECT_EQ(cpuplan::IsAligned(value, alignment), value % alignment == 0)
-          << value << " " << alignment;
+      EXPECT_EQ(IsAligned(value, alignment), value % alignment == 0) << value << " " << alignment;
     }
   }
 }

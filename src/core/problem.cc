@@ -40,9 +40,6 @@ void Validate(const Problem& problem) {
   constexpr Bytes kMax = std::numeric_limits<Bytes>::max();
   constexpr Step kMaxStep = Step{1} << 62;
   Bytes total = 0;
-  // A power-of-two alignment (every runtime's) is checked with a mask: a division per fixed
-  // record costs more than the rest of the check on a re-planner's small problems.
-  const bool power_of_two = (problem.alignment & (problem.alignment - 1)) == 0;
   for (std::size_t i = 0; i < problem.records.size(); ++i) {
     const UsageRecord& r = problem.records[i];
     if (r.first < 0)
@@ -62,7 +59,7 @@ void Validate(const Problem& problem) {
     total += r.size + slack;
     if (problem.IsFixed(i)) {
       const Bytes off = *problem.fixed_offsets[i];
-      if ((power_of_two ? off & (problem.alignment - 1) : off % problem.alignment) != 0)
+      if (!IsAligned(off, problem.alignment))
         throw InputError(fmt::format("{}: fixed offset {} is not a multiple of the alignment {}",
                                      problem.Describe(i), off, problem.alignment));
       if (off > kMax / 4)

@@ -7,18 +7,10 @@
 
 namespace memplan::cpuplan {
 
-inline bool IsPowerOfTwo(Bytes value) {
-  return value != 0 && (value & (value - 1)) == 0;
-}
-
-// AlignUp (memplan/problem.h), the same result.
+// AlignUp (memplan/problem.h), the same result; IsAligned is there too.
 inline Bytes AlignUpFast(Bytes value, Bytes alignment) {
   return IsPowerOfTwo(alignment) ? (value + alignment - 1) & ~(alignment - 1)
                                  : AlignUp(value, alignment);
-}
-
-inline bool IsAligned(Bytes value, Bytes alignment) {
-  return IsPowerOfTwo(alignment) ? (value & (alignment - 1)) == 0 : value % alignment == 0;
 }
 
 }  // namespace memplan::cpuplan

@@ -139,7 +139,7 @@ bool CpuArenaPlanner::Impl::RangeRecords(const cpuplan::RangeToPlan& range, std:
       Bytes size = 0, offset = 0;
       if (!p || p->size == 0 || p->first != alloc_node_[t] || p->last != dealloc_node_[t] ||
           !ratio->Apply(p->size, size) || size != record.size || !ratio->Apply(p->offset, offset) ||
-          !cpuplan::IsAligned(offset, problem.alignment) ||
+          !IsAligned(offset, problem.alignment) ||
           offset > std::numeric_limits<Bytes>::max() / 2 - record.size)
         return false;
       offsets.push_back(offset);
