@@ -109,7 +109,7 @@ class CpuArenaPlanner::Impl {
   bool cheap_at_bound_ = true;
   // kMemplan: replan_strategy is greedy_by_size, whose plan a small range makes in a few
   // passes (small_range.cc).
-  bool cheap_is_greedy_;
+  const bool cheap_is_greedy_;
   std::uint32_t cheap_skipped_ = 0;
 
  private:
@@ -194,10 +194,10 @@ class CpuArenaPlanner::Impl {
   // layout at its bound, where a repair cannot reach the bound (small_range.cc).
   bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const;
   // Whether a small range's plan of `high` bytes is at the bound of `problem`: asked at
-  // `peak` (the layout before's, -1 none), then for a repair at the `placed` records' nodes,
-  // for a whole plan at the `top` record's nodes and swept; out.bound and out.peak set when
-  // it is.
-  bool SmallAtBound(const Problem& problem, Bytes high, Step peak, bool repair,
+  // `peak` (the layout before's, -1 none), then at the `placed` records' nodes (a repair, a
+  // scaled layout: no sweep) or, where `may_sweep` (a whole plan), at the `top` record's
+  // nodes, the coarse bound and the sweep. out.bound and out.peak set when it is.
+  bool SmallAtBound(const Problem& problem, Bytes high, Step peak, bool may_sweep,
                     const std::vector<std::size_t>& placed, std::size_t top,
                     cpuplan::Replan& out) const;
   // out.placement: the range's tensors at `offsets` (one per range tensor, in range order),

@@ -37,7 +37,7 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   const Bytes high = TopOf(problem, plan.offsets, top);
   // The bytes alive at the old peak are a lower bound of the new records; an arena that
   // reaches them is at the bound.
-  if (!SmallAtBound(problem, high, before->peak_step, true, none, top, out)) return false;
+  if (!SmallAtBound(problem, high, before->peak_step, false, none, top, out)) return false;
   // Verified as every plan is, then written as the layout's placements.
   plan.arena_bytes = high;
   plan.strategy.assign("scaled");

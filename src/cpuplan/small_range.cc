@@ -95,7 +95,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   PlaceInGaps(problem, plan.offsets, to_place, scratch_.by_offset);
   std::size_t top = 0;
   const Bytes high = TopOf(problem, plan.offsets, top);
-  if (!SmallAtBound(problem, high, before ? before->peak_step : -1, repair, to_place, top, out))
+  if (!SmallAtBound(problem, high, before ? before->peak_step : -1, !repair, to_place, top, out))
     return false;
   plan.arena_bytes = high;
   plan.strategy.assign(repair ? "repair" : "greedy_by_size");
@@ -199,9 +199,9 @@ bool CpuArenaPlanner::Impl::GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan
          cpuplan::AlignUpFast(size, align) > cpuplan::AlignUpFast(old->size, align);
 }
 
-bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Step peak, bool repair,
-                                         const std::vector<std::size_t>& placed, std::size_t top,
-                                         cpuplan::Replan& out) const {
+bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Step peak,
+                                         bool may_sweep, const std::vector<std::size_t>& placed,
+                                         std::size_t top, cpuplan::Replan& out) const {
   const auto at_bound_at = [&](Step node) {
     const Bytes alive = cpuplan::LiveBytesAt(problem.records, problem.alignment, node);
     if (high > alive) return false;
@@ -213,8 +213,8 @@ bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Ste
   if (peak >= 0 && at_bound_at(peak)) return true;
   // A repair: a first or last node of a placed tensor (a grown tensor moves the peak to its
   // own nodes); no sweep (a repair that misses is replaced by a whole plan, which finds the
-  // bound itself).
-  if (repair) {
+  // bound itself; a scaled layout places nothing and has its peak).
+  if (!may_sweep) {
     for (const std::size_t k : placed)
       if (at_bound_at(problem.records[k].first) || at_bound_at(problem.records[k].last))
         return true;
