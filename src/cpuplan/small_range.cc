@@ -61,7 +61,9 @@ Bytes SmallestGap(const UsageRecord& record, const std::vector<std::size_t>& by_
 
 // Places the `to_place` records (offsets kNone) in that order, each in its smallest gap among
 // the records placed already (the others at their offsets; of those, only the ones alive
-// within the placed records' steps can meet one).
+// within the placed records' steps can meet one). cpuplan::PlaceByScan gives the same offsets
+// with the held records as fixed ones, but orders every fixed record first: on keyword
+// spotting's first late change that was 7,145 instructions against 5,827 here.
 void PlaceInGaps(const Problem& problem, std::vector<Bytes>& offsets,
                  const std::vector<std::size_t>& to_place, std::vector<std::size_t>& by_offset) {
   Step lo = std::numeric_limits<Step>::max(), hi = 0;
