@@ -11,6 +11,12 @@
 namespace memplan::cpuplan {
 
 Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak) {
+  SweepScratch scratch;
+  return SweepLowerBound(records, alignment, peak, scratch);
+}
+
+Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak,
+                      SweepScratch& scratch) {
   if (peak) *peak = -1;
   Step steps = 0;
   for (const UsageRecord& r : records)
@@ -25,9 +31,10 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
     return OffsetsLowerBound(problem);
   }
   const auto n = static_cast<std::size_t>(steps);
-  // Events bucketed by step: an arrival at `first`, a departure at `last + 1`. The buffers
-  // are kept from call to call (a small graph's bound costs less than allocating them).
-  static thread_local std::vector<std::uint32_t> start, fill;
+  // Events bucketed by step: an arrival at `first`, a departure at `last + 1`, in the
+  // caller's buffers (a small graph's bound costs less than allocating them).
+  std::vector<std::uint32_t>& start = scratch.bound_start;
+  std::vector<std::uint32_t>& fill = scratch.bound_fill;
   start.assign(n + 1, 0);
   for (const UsageRecord& r : records) {
     if (r.size == 0) continue;
@@ -35,12 +42,7 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
     ++start[static_cast<std::size_t>(r.last + 1) + 1];
   }
   for (std::size_t s = 1; s <= n; ++s) start[s] += start[s - 1];
-  struct Event {
-    Bytes aligned;
-    std::uint32_t pad;
-    bool arrive;
-  };
-  static thread_local std::vector<Event> events;
+  std::vector<BoundEvent>& events = scratch.bound_events;
   events.resize(start[n]);
   fill.assign(start.begin(), start.end() - 1);
   for (const UsageRecord& r : records) {
@@ -56,7 +58,7 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
   for (std::size_t s = 0; s < n; ++s) {
     if (start[s] == start[s + 1]) continue;
     for (std::uint32_t e = start[s]; e < start[s + 1]; ++e) {
-      const Event& ev = events[e];
+      const BoundEvent& ev = events[e];
       if (ev.arrive) {
         padded += ev.aligned;
         if (live_pads[ev.pad]++ == 0) pad_mask |= std::uint64_t{1} << ev.pad;
@@ -87,6 +89,12 @@ Bytes LiveBytesAt(const std::vector<UsageRecord>& records, Bytes alignment, Step
 }
 
 Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak) {
+  SweepScratch scratch;
+  return CoarseLowerBound(records, alignment, peak, scratch);
+}
+
+Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak,
+                       SweepScratch& scratch) {
   *peak = -1;
   Step steps = 0;
   for (const UsageRecord& r : records) {
@@ -95,8 +103,7 @@ Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment,
     steps = std::max(steps, r.last + 2);
   }
   if (alignment == 0 || steps > 4 * static_cast<Step>(records.size()) + 1024) return 0;
-  // Kept from call to call, as the sweep's buffers.
-  static thread_local std::vector<Bytes> change;
+  std::vector<Bytes>& change = scratch.bound_change;  // the caller's, as the sweep's buffers
   change.assign(static_cast<std::size_t>(steps), 0);
   Bytes top_pad = 0;
   for (const UsageRecord& r : records) {

@@ -7,11 +7,15 @@
 #include <vector>
 
 #include "memplan/problem.h"
+#include "src/cpuplan/sweep_scratch.h"
 
 namespace memplan::cpuplan {
 
 // `peak`, when given, gets the first step where the bound is reached (-1 when the records
 // are sparse and OffsetsLowerBound answers).
+// `scratch`: buffers reused from call to call (the overload without allocates its own).
+Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak,
+                      SweepScratch& scratch);
 Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment,
                       Step* peak = nullptr);
 
@@ -24,6 +28,8 @@ Bytes LiveBytesAt(const std::vector<UsageRecord>& records, Bytes alignment, Step
 // most bytes alive at one step, sizes rounded up to the alignment, less the largest padding
 // of any record (at least the topmost one's there). When a plan's arena is no larger, it is
 // the bound, reached at `peak`. 0 (peak -1) where the steps are sparse.
+Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak,
+                       SweepScratch& scratch);
 Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak);
 
 }  // namespace memplan::cpuplan

@@ -50,7 +50,8 @@ OffsetPlan RunStrategy(const Problem& problem, const std::string& name) {
 // does not settle the question.
 class LazyBound {
  public:
-  LazyBound(const Problem& problem, Step hint) : problem_(problem), hint_(hint) {}
+  LazyBound(const Problem& problem, Step hint, cpuplan::SweepScratch& scratch)
+      : problem_(problem), scratch_(scratch), hint_(hint) {}
 
   // Whether a plan of `arena` bytes is at the bound: asked at the hint, then (hints guessed)
   // over every step coarsely (two passes), then swept. A plan no larger than a lower bound is
@@ -107,16 +108,18 @@ class LazyBound {
   }
   Bytes Coarse() {
     if (coarse_ == cpuplan::kUnknownBound)
-      coarse_ = cpuplan::CoarseLowerBound(problem_.records, problem_.alignment, &coarse_peak_);
+      coarse_ =
+          cpuplan::CoarseLowerBound(problem_.records, problem_.alignment, &coarse_peak_, scratch_);
     return coarse_;
   }
   Bytes Exact() {
     if (exact_ == cpuplan::kUnknownBound)
-      exact_ = cpuplan::SweepLowerBound(problem_.records, problem_.alignment, &peak_);
+      exact_ = cpuplan::SweepLowerBound(problem_.records, problem_.alignment, &peak_, scratch_);
     return exact_;
   }
 
   const Problem& problem_;
+  cpuplan::SweepScratch& scratch_;
   Step hint_;
   Step other_hint_ = -1;
   // The hints are guesses (no earlier layout's peak): the coarse bound is asked before the
@@ -181,7 +184,7 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
     }
   }
   if (problem.size() <= cpuplan::kScanRecords)
-    return cpuplan::PlaceByScan(problem, order, true, plan, stop_at);
+    return cpuplan::PlaceByScan(problem, order, true, plan, sweep_, stop_at);
   // The indexed strategy places in record order: the records in that order, the offsets back.
   Problem sorted;
   sorted.alignment = problem.alignment;
@@ -283,7 +286,7 @@ Bytes CpuArenaPlanner::Impl::BoundOf(const std::vector<Placement>& placement, St
   records.clear();
   for (const Placement& p : placement)
     if (p.size > 0) records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
-  return cpuplan::SweepLowerBound(records, options_.tensor_alignment, peak);
+  return cpuplan::SweepLowerBound(records, options_.tensor_alignment, peak, sweep_);
 }
 
 const std::vector<std::int32_t>& CpuArenaPlanner::Impl::RangeTensors(std::int32_t first,
@@ -406,7 +409,7 @@ bool CpuArenaPlanner::Impl::CheapPlacement(const Problem& problem, const std::st
     return true;
   }
   cpuplan::GreedyBySizeOrder(problem, scratch_.order);
-  return cpuplan::PlaceByScan(problem, scratch_.order, false, plan, stop_at);
+  return cpuplan::PlaceByScan(problem, scratch_.order, false, plan, sweep_, stop_at);
 }
 
 // The cheap strategy goes first where it met the bound in the last plan from nothing;
@@ -423,7 +426,7 @@ const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem
   const bool replan = previous != nullptr;
   // The records are the whole layout's when it holds nothing else (PlanFrom): the bound's
   // peak then lets a later plan ask one node too.
-  LazyBound bound(problem, previous ? previous->peak_step : -1);
+  LazyBound bound(problem, previous ? previous->peak_step : -1, sweep_);
   OffsetPlan* chosen = &scratch_.plans[0];
   OffsetPlan* other = &scratch_.plans[1];
   const double slack = replan ? options_.replan_good_enough : options_.good_enough;
@@ -476,7 +479,7 @@ const OffsetPlan& CpuArenaPlanner::Impl::PlaceFromNothing(const Problem& problem
 void CpuArenaPlanner::Impl::Settle(cpuplan::Replan& out, const Problem& problem,
                                    const std::vector<std::int32_t>& free,
                                    const OffsetPlan& plan) const {
-  cpuplan::VerifyBySweep(problem, plan);
+  cpuplan::VerifyBySweep(problem, plan, sweep_);
   Apply(out, free, plan);
 }
 
@@ -528,7 +531,8 @@ cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(cpuplan::RangeToPlan& range, std
     // alive from `from` on, so their bound is at most the whole layout's: an arena at this
     // bound is at the whole layout's bound.
     CheapPlacement(problem, options_.replan_strategy, scratch_.plans[0]);
-    out.problem_bound = cpuplan::SweepLowerBound(problem.records, problem.alignment);
+    out.problem_bound =
+        cpuplan::SweepLowerBound(problem.records, problem.alignment, nullptr, sweep_);
   } else {
     chosen = &PlaceFromNothing(problem, free, range.previous.get(), out);
   }
@@ -581,7 +585,7 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(cpuplan::RangeToPla
     range.start = std::move(out.placement);
     return std::nullopt;
   }
-  cpuplan::VerifyBySweep(problem, plan);
+  cpuplan::VerifyBySweep(problem, plan, sweep_);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "src/cpuplan/layout_cache.h"
 #include "src/cpuplan/replan.h"
 #include "src/cpuplan/simple_arena.h"
+#include "src/cpuplan/sweep_scratch.h"
 #include "src/cpuplan/tflite_shadow.h"
 
 namespace memplan {
@@ -252,6 +253,9 @@ class CpuArenaPlanner::Impl {
   std::vector<std::uint32_t> seen_;                 // Registered(): epoch marks per tensor
   mutable std::vector<UsageRecord> bound_records_;  // BoundOf()'s records, reused
   cpuplan::PlanScratch scratch_;                    // kMemplan: buffers reused from plan to plan
+  // kMemplan: the bound sweeps', the scan placement's and the verification's buffers (the
+  // planner's own rather than thread_local ones: sweep_scratch.h).
+  mutable cpuplan::SweepScratch sweep_;
   std::uint32_t epoch_ = 0;
 };
 

@@ -41,7 +41,7 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   // Verified as every plan is, then written as the layout's placements.
   plan.arena_bytes = high;
   plan.strategy.assign("scaled");
-  cpuplan::VerifyBySweep(problem, plan);
+  cpuplan::VerifyBySweep(problem, plan, sweep_);
   WriteRange(range, plan.offsets, out);
   out.from = range.first_node;
   out.placed = range.tensors.size();

@@ -16,16 +16,6 @@ namespace memplan::cpuplan {
 
 namespace {
 
-struct Placed {
-  Bytes offset;
-  Bytes end;
-  Step first;
-  Step last;
-};
-
-// Up to this many records a plan is verified without the sweep's buckets.
-constexpr std::size_t kSmallRecords = 64;
-
 std::string OverlapMessage(const Problem& problem, const std::vector<Bytes>& offsets,
                            std::uint32_t a, std::uint32_t b) {
   return fmt::format("overlap: {} at [{}, {}) and {} at [{}, {}) are alive at the same step",
@@ -61,11 +51,17 @@ OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> orde
   return plan;
 }
 
+bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit,
+                 OffsetPlan& plan, Bytes stop_at) {
+  SweepScratch scratch;
+  return PlaceByScan(problem, order, tflite_fit, plan, scratch, stop_at);
+}
+
 namespace {
 
 // Keeps `p` in `placed`, sorted by offset with equal offsets in placement order: shifted in
 // from the end (the buffer has room: no allocation, no call).
-void InsertByOffset(std::vector<Placed>& placed, const Placed& p) {
+void InsertByOffset(std::vector<ScanPlaced>& placed, const ScanPlaced& p) {
   placed.push_back(p);
   auto it = placed.end() - 1;
   for (; it != placed.begin() && (it - 1)->offset > p.offset; --it) *it = *(it - 1);
@@ -75,7 +71,7 @@ void InsertByOffset(std::vector<Placed>& placed, const Placed& p) {
 // PlaceByScan for one fit rule (a template: the rule is not tested per placed record).
 template <bool kTfliteFit>
 bool PlaceInOrder(const Problem& problem, std::span<const std::size_t> order, OffsetPlan& plan,
-                  Bytes stop_at, std::vector<Placed>& placed) {
+                  Bytes stop_at, std::vector<ScanPlaced>& placed) {
   const Bytes align = problem.alignment;
   const auto keep = [&](std::size_t r, Bytes offset) {
     const UsageRecord& rec = problem.records[r];
@@ -95,7 +91,7 @@ bool PlaceInOrder(const Problem& problem, std::span<const std::size_t> order, Of
       keep(r, 0);
       continue;
     }
-    for (const Placed& p : placed) {
+    for (const ScanPlaced& p : placed) {
       if (p.last < rec.first || rec.last < p.first) continue;
       if constexpr (kTfliteFit) {
         const Bytes start = AlignUpFast(cursor, align);
@@ -125,10 +121,10 @@ bool PlaceInOrder(const Problem& problem, std::span<const std::size_t> order, Of
 }  // namespace
 
 bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit,
-                 OffsetPlan& plan, Bytes stop_at) {
-  // Sorted by offset; equal offsets in placement order. Kept from call to call: a re-plan of
-  // a small graph would otherwise spend as long allocating as placing.
-  static thread_local std::vector<Placed> placed;
+                 OffsetPlan& plan, SweepScratch& scratch, Bytes stop_at) {
+  // Sorted by offset; equal offsets in placement order. The caller's: a re-plan of a small
+  // graph would otherwise spend as long allocating as placing.
+  std::vector<ScanPlaced>& placed = scratch.placed;
   placed.clear();
   placed.reserve(problem.size());
   plan.offsets.assign(problem.size(), 0);
@@ -173,10 +169,10 @@ void CheckOffsets(const Problem& problem, const OffsetPlan& plan) {
 // still in order (a resize that scales every tensor alike): a permutation of the same n
 // records, checked here against this plan's offsets only, so the check stays independent
 // of the placement.
-void CheckFewRecords(const Problem& problem, const OffsetPlan& plan) {
+void CheckFewRecords(const Problem& problem, const OffsetPlan& plan, FewRecordsOrder& few) {
   const std::size_t n = problem.size();
-  static thread_local std::array<std::uint32_t, kSmallRecords> by_offset;
-  static thread_local std::size_t by_offset_size = 0;
+  std::array<std::uint32_t, kSmallRecords>& by_offset = few.by_offset;
+  std::size_t& by_offset_size = few.size;
   const auto begins_before = [&](std::uint32_t a, std::uint32_t b) {
     return plan.offsets[a] < plan.offsets[b];
   };
@@ -191,11 +187,8 @@ void CheckFewRecords(const Problem& problem, const OffsetPlan& plan) {
   // The records' byte ranges and steps side by side in that order: the pair loop reads one
   // array (a third of the instructions of looking each record and offset up per pair). An
   // empty record is alive at no step.
-  struct Span {
-    Bytes begin, end;
-    Step first, last;
-  };
-  static thread_local std::array<Span, kSmallRecords> spans;
+  using Span = FewRecordsOrder::Span;
+  std::array<Span, kSmallRecords>& spans = few.spans;
   for (std::size_t k = 0; k < n; ++k) {
     const UsageRecord& r = problem.records[by_offset[k]];
     const Bytes begin = plan.offsets[by_offset[k]];
@@ -211,18 +204,8 @@ void CheckFewRecords(const Problem& problem, const OffsetPlan& plan) {
   }
 }
 
-// The records of nonzero size bucketed by step: arrivals by first step, departures by
-// last step + 1: the records arriving at step s are arriving[arrive_start[s]] up to
-// arriving[arrive_start[s + 1]], and likewise for leaving.
-struct StepBuckets {
-  std::vector<std::uint32_t> arrive_start, leave_start;
-  std::vector<std::uint32_t> arriving, leaving;
-  std::vector<std::uint32_t> next_arrival, next_leaving;  // filling cursors
-  std::vector<std::uint32_t> live;                        // the sweep's live records
-};
-
-// Into `b`, whose buffers are reused (a plan of a few hundred tensors allocated seven arrays
-// here, more than its whole check cost otherwise).
+// The records of nonzero size bucketed by step into `b`, whose buffers are reused (a plan of a few
+// hundred tensors allocated seven arrays here, more than its whole check cost otherwise).
 void BucketBySteps(const Problem& problem, std::size_t count, StepBuckets& b) {
   std::vector<std::uint32_t>& arrive = b.arrive_start;
   std::vector<std::uint32_t>& leave = b.leave_start;
@@ -252,9 +235,8 @@ void BucketBySteps(const Problem& problem, std::size_t count, StepBuckets& b) {
 
 // A sweep over the steps keeping the live records in offset order (they never overlap,
 // so also in end order): each arrival is checked against its neighbours only.
-void CheckBySweep(const Problem& problem, const OffsetPlan& plan, Step steps) {
+void CheckBySweep(const Problem& problem, const OffsetPlan& plan, Step steps, StepBuckets& b) {
   const auto count = static_cast<std::size_t>(steps) + 1;
-  static thread_local StepBuckets b;
   BucketBySteps(problem, count, b);
   std::vector<std::uint32_t>& live = b.live;
   live.clear();
@@ -308,6 +290,11 @@ void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
 }
 
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
+  SweepScratch scratch;
+  VerifyBySweep(problem, plan, scratch);
+}
+
+void VerifyBySweep(const Problem& problem, const OffsetPlan& plan, SweepScratch& scratch) {
   const std::size_t n = problem.size();
   Step steps = 0;
   for (const UsageRecord& r : problem.records) steps = std::max(steps, r.last + 2);
@@ -316,8 +303,8 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
                      steps <= 4 * static_cast<Step>(n) + 1024;
   if (!dense || plan.offsets.size() != n) return VerifyOrThrow(problem, plan);
   CheckOffsets(problem, plan);
-  if (n <= kSmallRecords) return CheckFewRecords(problem, plan);
-  CheckBySweep(problem, plan, steps);
+  if (n <= kSmallRecords) return CheckFewRecords(problem, plan, scratch.few);
+  CheckBySweep(problem, plan, steps, scratch.buckets);
 }
 
 }  // namespace memplan::cpuplan

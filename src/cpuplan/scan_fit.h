@@ -12,6 +12,7 @@
 
 #include "memplan/plan.h"
 #include "memplan/problem.h"
+#include "src/cpuplan/sweep_scratch.h"
 
 namespace memplan::cpuplan {
 
@@ -23,10 +24,13 @@ inline constexpr std::size_t kScanRecords = 256;
 // tflite_fit: SimpleMemoryArena's rule (aligned candidate starts, fit measured from the
 // unaligned end, a perfect fit stops the walk); else greedy_by_size's smallest gap.
 OffsetPlan PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit);
-// The same into `plan`, whose buffer is reused (a re-plan of a small graph allocates nothing).
-// Stops, returning false with `plan` incomplete, once the arena reaches `stop_at`: the arena
-// only grows as records are placed, so the whole plan would be no smaller - what a caller
-// that only needs to know "no smaller than" wants, for a fraction of the placement.
+// The same into `plan`, whose buffer is reused, with `scratch`'s (a re-plan of a small graph
+// allocates nothing; the overload without allocates its own). Stops, returning false with
+// `plan` incomplete, once the arena reaches `stop_at`: the arena only grows as records are
+// placed, so the whole plan would be no smaller - what a caller that only needs to know "no
+// smaller than" wants, for a fraction of the placement.
+bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit,
+                 OffsetPlan& plan, SweepScratch& scratch, Bytes stop_at = ~Bytes{0});
 bool PlaceByScan(const Problem& problem, std::span<const std::size_t> order, bool tflite_fit,
                  OffsetPlan& plan, Bytes stop_at = ~Bytes{0});
 // greedy_by_size's order: records without a fixed offset, larger first, equal sizes in
@@ -52,7 +56,9 @@ bool KeepIfStillSorted(const std::vector<std::size_t>& order, std::size_t n, Bef
 }
 
 // InternalError naming the strategy and the first violation when the plan is not valid
-// for the problem (the checks of memplan/plan.h FindViolations).
+// for the problem (the checks of memplan/plan.h FindViolations). `scratch`: buffers reused
+// from call to call (the overload without allocates its own).
+void VerifyBySweep(const Problem& problem, const OffsetPlan& plan, SweepScratch& scratch);
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan);
 // The same for a repair: only the `placed` records are new, every other pair was verified
 // with the layout they come from (the same offsets, sizes and steps), so each placed record

@@ -106,7 +106,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   if (repair)
     cpuplan::VerifyPlaced(problem, plan, to_place);
   else
-    cpuplan::VerifyBySweep(problem, plan);
+    cpuplan::VerifyBySweep(problem, plan, sweep_);
   WriteRange(range, plan.offsets, out);
   out.from = repair ? range.reach : range.first_node;
   out.placed = n - held;
@@ -229,13 +229,13 @@ bool CpuArenaPlanner::Impl::SmallAtBound(const Problem& problem, Bytes high, Ste
     return true;
   Step coarse_peak = -1;
   if (const Bytes coarse =
-          cpuplan::CoarseLowerBound(problem.records, problem.alignment, &coarse_peak);
+          cpuplan::CoarseLowerBound(problem.records, problem.alignment, &coarse_peak, sweep_);
       high <= coarse) {
     out.bound = coarse;
     out.peak = coarse_peak;
     return true;
   }
-  out.bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak);
+  out.bound = cpuplan::SweepLowerBound(problem.records, problem.alignment, &out.peak, sweep_);
   return high <= out.bound;
 }
 
