@@ -64,6 +64,28 @@ double PlanAll(CpuArenaPlanner& planner) {
   return MicrosSince(start);
 }
 
+// Both modes plan a two-node chain, untimed, before a session's first timed step: the first
+// use in the process of the code the two share (the planner's entry points, its arenas, the
+// C library's allocator) would otherwise fall on whichever goes first. On ResNet-8's first
+// step that order alone made memplan's time 1.4x or 1.8x TensorFlow Lite's.
+void WarmUpBothModes(const CpuPlannerOptions& options) {
+  CpuGraph chain;
+  chain.tensors = {{64, CpuAllocationType::kArenaRw},
+                   {128, CpuAllocationType::kArenaRw},
+                   {64, CpuAllocationType::kArenaRw}};
+  chain.nodes = {{{0}, {1}, {}, 0}, {{1}, {2}, {}, 0}};
+  chain.inputs = {0};
+  chain.outputs = {2};
+  for (const CpuPlannerMode mode : {CpuPlannerMode::kMemplan, CpuPlannerMode::kTfliteCpu}) {
+    CpuPlannerOptions o = options;
+    o.mode = mode;
+    o.on_buffer_event = nullptr;
+    CpuArenaPlanner planner(chain, o);
+    planner.PlanAllocations();
+    planner.ExecuteAllocations(0, 1);
+  }
+}
+
 }  // namespace
 
 struct ResizeSession::State {
@@ -101,6 +123,7 @@ struct ResizeSession::State {
 
   void Plan(const CpuGraph& g) {
     if (!memplan || !SameStructure(memplan->graph(), g)) {
+      if (!memplan) WarmUpBothModes(options);
       CpuPlannerOptions m = options, t = options;
       m.mode = CpuPlannerMode::kMemplan;
       t.mode = CpuPlannerMode::kTfliteCpu;
