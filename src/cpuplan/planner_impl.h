@@ -180,6 +180,9 @@ class CpuArenaPlanner::Impl {
   // few passes (small_range.cc): as a repair (`repair`: few changed; the others keep their
   // offsets) or whole; kept only at the lower bound, verified.
   bool PlaceSmall(const cpuplan::RangeToPlan& range, bool repair, cpuplan::Replan& out);
+  // PlaceSmall's repair where one tensor changed: the gap, the bound and the verification
+  // over the layout's placements themselves (small_range.cc).
+  bool RepairOne(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
   // The range's records (range order) into `problem` and their offsets into `offsets`: with
   // a `ratio`, every tensor's old placement scaled by it (false where one does not scale
   // exactly); else the old offsets of the first `held` of range.holding (all for a repair,

@@ -289,6 +289,33 @@ void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
   }
 }
 
+void VerifyOnePlaced(std::span<const Placement> placement, std::size_t k, Bytes alignment,
+                     Bytes arena, std::string_view strategy) {
+  const auto fail = [&](const std::string& what) {
+    throw InternalError(
+        fmt::format("strategy '{}' produced an invalid plan:\n  {}", strategy, what));
+  };
+  const Placement& a = placement[k];
+  if (!IsAligned(a.offset, alignment))
+    fail(fmt::format("unaligned: tensor slot {} at {}", k, a.offset));
+  if (a.offset > std::numeric_limits<Bytes>::max() / 2 - a.size)
+    fail(fmt::format("out of range: tensor slot {} at {}", k, a.offset));
+  Bytes high = 0;
+  for (std::size_t j = 0; j < placement.size(); ++j) {
+    const Placement& b = placement[j];
+    if (b.size == 0) continue;
+    high = std::max(high, b.offset + b.size);
+    if (j == k || a.size == 0 || b.last < a.first || a.last < b.first) continue;
+    if (b.offset < a.offset + a.size && a.offset < b.offset + b.size)
+      fail(fmt::format(
+          "overlap: tensor slot {} at [{}, {}) and tensor slot {} at [{}, {}) are alive at the "
+          "same node",
+          j, b.offset, b.offset + b.size, k, a.offset, a.offset + a.size));
+  }
+  if (high != arena)
+    fail(fmt::format("the plan claims an arena of {} B but its records need {} B", arena, high));
+}
+
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {
   SweepScratch scratch;
   VerifyBySweep(problem, plan, scratch);

@@ -12,6 +12,7 @@
 
 #include "memplan/plan.h"
 #include "memplan/problem.h"
+#include "src/cpuplan/simple_arena.h"
 #include "src/cpuplan/sweep_scratch.h"
 
 namespace memplan::cpuplan {
@@ -66,5 +67,11 @@ void VerifyBySweep(const Problem& problem, const OffsetPlan& plan);
 // the plan's. O(placed x records).
 void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
                   std::span<const std::size_t> placed);
+// The same for a repair of one tensor written straight into a layout's placements (size 0:
+// none; a last node of kEndOfRun: alive to the end): placement[k] aligned, in range, apart
+// from every placement alive with it, and `arena` the highest end of all. InternalError
+// naming `strategy` and the tensors' indices in `placement` otherwise.
+void VerifyOnePlaced(std::span<const Placement> placement, std::size_t k, Bytes alignment,
+                     Bytes arena, std::string_view strategy);
 
 }  // namespace memplan::cpuplan

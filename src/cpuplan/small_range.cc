@@ -23,38 +23,43 @@ using cpuplan::Placement;
 namespace {
 
 constexpr Bytes kNone = std::numeric_limits<Bytes>::max();
+// Validate's room for every arena position: a range whose sizes and paddings add up to more
+// goes to the plan that validates its problem and says so.
+constexpr Bytes kRoom = std::numeric_limits<Bytes>::max() / 4;
 
 bool AliveTogether(const UsageRecord& a, const UsageRecord& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 
-// Puts record `k` into `by_offset` (record indices sorted by offset, equal offsets in the
-// order they came): shifted in from the end, as few records as a small range has.
-void InsertByOffset(std::vector<std::size_t>& by_offset, std::size_t k,
-                    const std::vector<Bytes>& offsets) {
+// Puts `k` into `by_offset` (indices sorted by offset_of(index), equal offsets in the order
+// they came): shifted in from the end, as few as a small range has.
+template <typename OffsetOf>
+void InsertByOffset(std::vector<std::size_t>& by_offset, std::size_t k, OffsetOf offset_of) {
   by_offset.push_back(k);
   auto it = by_offset.end() - 1;
-  for (; it != by_offset.begin() && offsets[*(it - 1)] > offsets[k]; --it) *it = *(it - 1);
+  for (; it != by_offset.begin() && offset_of(*(it - 1)) > offset_of(k); --it) *it = *(it - 1);
   *it = k;
 }
 
-// greedy_by_size's offset for `record` among the placed records of `by_offset` alive with it,
-// walked in offset order: the start of the smallest gap that holds it, else above them all
-// (cpuplan::PlaceByScan's rule, the same offset).
+// greedy_by_size's offset for `record` among the placed ones of `by_offset` alive with it,
+// walked in offset order (extent(j): index j's offset and record): the start of the
+// smallest gap that holds it, else above them all (cpuplan::PlaceByScan's rule, the same
+// offset).
+template <typename Extent>
 Bytes SmallestGap(const UsageRecord& record, const std::vector<std::size_t>& by_offset,
-                  const Problem& problem, const std::vector<Bytes>& offsets) {
+                  Bytes alignment, Extent extent) {
   Bytes best = kNone, best_gap = kNone, cursor = 0;
   for (const std::size_t j : by_offset) {
-    const UsageRecord& other = problem.records[j];
+    const auto [offset, other] = extent(j);
     if (!AliveTogether(record, other)) continue;
-    if (offsets[j] >= cursor) {
-      const Bytes gap = offsets[j] - cursor;
+    if (offset >= cursor) {
+      const Bytes gap = offset - cursor;
       if (gap >= record.size && gap < best_gap) {
         best_gap = gap;
         best = cursor;
       }
     }
-    cursor = std::max(cursor, cpuplan::AlignUpFast(offsets[j] + other.size, problem.alignment));
+    cursor = std::max(cursor, cpuplan::AlignUpFast(offset + other.size, alignment));
   }
   return best != kNone ? best : cursor;
 }
@@ -71,13 +76,15 @@ void PlaceInGaps(const Problem& problem, std::vector<Bytes>& offsets,
     lo = std::min(lo, problem.records[k].first);
     hi = std::max(hi, problem.records[k].last);
   }
+  const auto offset_of = [&](std::size_t k) { return offsets[k]; };
+  const auto extent = [&](std::size_t k) { return std::pair{offsets[k], problem.records[k]}; };
   by_offset.clear();
   for (std::size_t k = 0; k < problem.records.size(); ++k)
     if (offsets[k] != kNone && problem.records[k].first <= hi && lo <= problem.records[k].last)
-      InsertByOffset(by_offset, k, offsets);
+      InsertByOffset(by_offset, k, offset_of);
   for (const std::size_t k : to_place) {
-    offsets[k] = SmallestGap(problem.records[k], by_offset, problem, offsets);
-    InsertByOffset(by_offset, k, offsets);
+    offsets[k] = SmallestGap(problem.records[k], by_offset, problem.alignment, extent);
+    InsertByOffset(by_offset, k, offset_of);
   }
 }
 
@@ -89,7 +96,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   const std::size_t n = range.tensors.size(), held = repair ? range.holding.size() : 0;
   if (layout_ || n == 0 || n > cpuplan::kSmallRange) return false;
   if (repair && (!before || held == n || (n - held) * cpuplan::kRepairShare > n)) return false;
-  if (repair && n - held == 1 && GrewOutOfItsSlotAtThePeak(range)) return false;
+  if (repair && n - held == 1) return !GrewOutOfItsSlotAtThePeak(range) && RepairOne(range, out);
   Problem& problem = scratch_.problem;
   OffsetPlan& plan = scratch_.plans[0];
   std::vector<std::size_t>& to_place = scratch_.to_place;
@@ -124,9 +131,6 @@ bool CpuArenaPlanner::Impl::RangeRecords(const cpuplan::RangeToPlan& range, std:
   problem.fixed_offsets.clear();
   offsets.clear();
   to_place.clear();
-  // Validate's room for every arena position: a total beyond it goes to the plan that
-  // validates its problem and says so.
-  constexpr Bytes kRoom = std::numeric_limits<Bytes>::max() / 4;
   Bytes total = 0;
   std::size_t h = 0;
   for (const std::int32_t t : range.tensors) {
@@ -160,6 +164,64 @@ bool CpuArenaPlanner::Impl::RangeRecords(const cpuplan::RangeToPlan& range, std:
     }
     problem.records.push_back(record);
   }
+  return true;
+}
+
+// The records are the layout before's placements (every held one is its tensor's record
+// exactly: StillHolds) and the changed tensor's: the placements are written straight into
+// out.placement, the gap found among them, the bound asked at three nodes over them, and the
+// one placed tensor verified against them - no problem, records or offsets copied
+// (PlaceSmall's repair of one tensor, the same offsets; a kernel resizing one output at
+// Prepare is the common late change).
+bool CpuArenaPlanner::Impl::RepairOne(const cpuplan::RangeToPlan& range, cpuplan::Replan& out) {
+  const cpuplan::Layout& before = *range.previous;
+  std::size_t k = 0;  // range.holding: the subsequence of range.tensors that holds
+  while (k < range.holding.size() && range.holding[k] == range.tensors[k]) ++k;
+  const std::int32_t t = range.tensors[k];
+  const UsageRecord record{graph_.tensors[t].bytes, alloc_node_[t],
+                           RecordLast(alloc_node_[t], dealloc_node_[t])};
+  const auto extent = [&](std::size_t slot) {
+    const Placement& p = out.placement[slot];
+    return std::pair{p.offset, UsageRecord{p.size, p.first, RecordLast(p.first, p.last)}};
+  };
+  out.placement.assign(Slots(), Placement{});
+  std::vector<std::size_t>& alive = scratch_.by_offset;  // held slots alive with it, by offset
+  alive.clear();
+  // Validate's room, as RangeRecords counts it: beyond it, the plan that validates its
+  // problem says so.
+  const Bytes align = options_.tensor_alignment;
+  Bytes total = std::min(record.size, kRoom) + std::min(align, kRoom), high = 0;
+  for (const std::int32_t h : range.holding) {
+    const std::size_t slot = Slot(h);
+    const Placement& p = out.placement[slot] = before.placement[slot];
+    total += std::min(p.size, kRoom) + std::min(align, kRoom);
+    high = std::max(high, p.offset + p.size);
+    if (AliveTogether(record, extent(slot).second))
+      InsertByOffset(alive, slot, [&](std::size_t s) { return out.placement[s].offset; });
+  }
+  if (total > kRoom) return false;
+  const Bytes offset = SmallestGap(record, alive, align, extent);
+  const std::size_t slot = Slot(t);
+  out.placement[slot] = {offset, record.size, alloc_node_[t], dealloc_node_[t]};
+  high = std::max(high, offset + record.size);
+  // At the bound where the bytes alive at one node reach the arena: the layout before's peak,
+  // then the tensor's first and last node (SmallAtBound's nodes for a repair).
+  bool at_bound = false;
+  for (const Step node : {before.peak_step, record.first, record.last}) {
+    if (node < 0) continue;
+    const Bytes alive_bytes = AliveAt(out.placement, node);
+    if ((at_bound = high <= alive_bytes)) {
+      out.bound = alive_bytes;
+      out.peak = node;
+      break;
+    }
+  }
+  if (!at_bound) return false;
+  cpuplan::VerifyOnePlaced(out.placement, slot, align, high, "repair");
+  out.from = range.reach;
+  out.placed = 1;
+  out.fixed = range.holding.size();
+  out.high_water = high;
   return true;
 }
 
