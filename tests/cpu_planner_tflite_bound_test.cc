@@ -555,5 +555,55 @@ TEST(CpuPlannerScanFit, OnePlacedVerificationFindsEveryOverlapOfThePlacedTensor)
   EXPECT_LT(rejected, 290u);  // valid layouts too
 }
 
+// A small layout's verification on its placements (some slots empty, some alive to the end
+// of the run): it rejects exactly the layouts FindViolations rejects over the same records
+// (an overlap, an unaligned offset, a misstated arena), and leaves a layout of more than 64
+// placed tensors to the verification through a problem.
+TEST(CpuPlannerScanFit, FewPlacementsVerificationFindsEveryOverlap) {
+  std::mt19937_64 rng(47);
+  constexpr Step kEnd = 40;  // the run's end: a kEndOfRun placement is alive until here
+  std::size_t rejected = 0;
+  for (int k = 0; k < 300; ++k) {
+    Problem p;
+    p.alignment = 4;
+    std::vector<std::size_t> slot_of_record;
+    std::vector<cpuplan::Placement> placement(2 + rng() % 70);
+    for (std::size_t s = 0; s < placement.size(); ++s) {
+      if (rng() % 5 == 0) continue;  // a slot without a place
+      const auto first = static_cast<std::int32_t>(rng() % 20);
+      const bool to_the_end = rng() % 7 == 0;
+      const std::int32_t last =
+          to_the_end ? cpuplan::kEndOfRun : first + static_cast<std::int32_t>(rng() % 4);
+      placement[s] = {0, 1 + rng() % 16, first, last};
+      p.records.push_back({placement[s].size, first, to_the_end ? kEnd : Step{last}});
+      slot_of_record.push_back(s);
+    }
+    if (p.records.empty()) continue;
+    OffsetPlan plan = cpuplan::PlaceByScan(p, cpuplan::GreedyBySizeOrder(p), false);
+    // Up to two records moved anywhere (sometimes unaligned), the arena restated.
+    for (int moved = 0; moved < k % 3; ++moved)
+      plan.offsets[rng() % p.size()] = (rng() % 24) * (k % 10 == 0 ? 1 : 4);
+    plan.arena_bytes = ArenaBytes(p, plan.offsets);
+    for (std::size_t r = 0; r < p.size(); ++r)
+      placement[slot_of_record[r]].offset = plan.offsets[r];
+    const auto verify = [&](Bytes arena) {
+      return cpuplan::VerifyFewPlacements(placement, p.alignment, arena, "scaled");
+    };
+    if (p.size() > 64) {
+      EXPECT_FALSE(verify(plan.arena_bytes + 1)) << k;  // nothing checked
+      continue;
+    }
+    const bool valid = FindViolations(p, plan, 1).empty();
+    rejected += valid ? 0 : 1;
+    if (valid)
+      EXPECT_TRUE(verify(plan.arena_bytes)) << k;
+    else
+      EXPECT_THROW(verify(plan.arena_bytes), InternalError) << k;
+    EXPECT_THROW(verify(plan.arena_bytes + 1), InternalError) << k;
+  }
+  EXPECT_GT(rejected, 50u);
+  EXPECT_LT(rejected, 250u);  // valid layouts too
+}
+
 }  // namespace
 }  // namespace memplan

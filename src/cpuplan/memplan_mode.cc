@@ -496,6 +496,25 @@ void CpuArenaPlanner::Impl::Apply(cpuplan::Replan& out, const std::vector<std::i
   out.high_water = std::max(plan.arena_bytes, out.others_high);
 }
 
+void CpuArenaPlanner::Impl::VerifyLayout(const std::vector<Placement>& placement, Bytes high,
+                                         std::string_view strategy) {
+  if (cpuplan::VerifyFewPlacements(placement, options_.tensor_alignment, high, strategy)) return;
+  Problem& problem = scratch_.problem;
+  OffsetPlan& plan = scratch_.plans[0];
+  problem.alignment = options_.tensor_alignment;
+  problem.records.clear();
+  problem.fixed_offsets.clear();
+  plan.offsets.clear();
+  for (const Placement& p : placement) {
+    if (p.size == 0) continue;
+    problem.records.push_back({p.size, p.first, RecordLast(p.first, p.last)});
+    plan.offsets.push_back(p.offset);
+  }
+  plan.arena_bytes = high;
+  plan.strategy.assign(strategy);
+  cpuplan::VerifyBySweep(problem, plan, sweep_);
+}
+
 void CpuArenaPlanner::Impl::WriteRange(const cpuplan::RangeToPlan& range,
                                        const std::vector<Bytes>& offsets,
                                        cpuplan::Replan& out) const {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memplan/cpu_arena_planner.h"
@@ -176,6 +177,10 @@ class CpuArenaPlanner::Impl {
   // The layout before with every offset scaled by the ratio all the range's tensors grew or
   // shrank by, when that is a whole plan at the new lower bound (scaled_layout.cc); verified.
   bool ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
+  // A whole layout of `high` bytes verified (cpuplan::VerifyFewPlacements on its placements,
+  // or above kSmallRecords placed, VerifyBySweep through the verification's problem).
+  void VerifyLayout(const std::vector<cpuplan::Placement>& placement, Bytes high,
+                    std::string_view strategy);
   // After a reset, a range of up to kSmallRange tensors placed by greedy_by_size's rule in a
   // few passes (small_range.cc): as a repair (`repair`: few changed; the others keep their
   // offsets) or whole; kept only at the lower bound, verified.
@@ -183,23 +188,20 @@ class CpuArenaPlanner::Impl {
   // PlaceSmall's repair where one tensor changed: the gap, the bound and the verification
   // over the layout's placements themselves (small_range.cc).
   bool RepairOne(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
-  // The range's records (range order) into `problem` and their offsets into `offsets`: with
-  // a `ratio`, every tensor's old placement scaled by it (false where one does not scale
-  // exactly); else the old offsets of the first `held` of range.holding (all for a repair,
-  // none for a whole plan), the others unset and listed in `to_place` in greedy_by_size's
-  // order. false too where the sizes leave no room (Validate's limit). Shared by a scaled
-  // layout and a small range's plan (small_range.cc).
-  bool RangeRecords(const cpuplan::RangeToPlan& range, std::size_t held,
-                    const cpuplan::Ratio* ratio, Problem& problem, std::vector<Bytes>& offsets,
-                    std::vector<std::size_t>& to_place) const;
+  // The range's records (range order) into `problem` and their offsets into `offsets`: the
+  // old offsets of the first `held` of range.holding (all for a repair, none for a whole
+  // plan), the others unset and listed in `to_place` in greedy_by_size's order; false where
+  // the sizes leave no room (Validate's limit). A small range's plan (small_range.cc).
+  bool RangeRecords(const cpuplan::RangeToPlan& range, std::size_t held, Problem& problem,
+                    std::vector<Bytes>& offsets, std::vector<std::size_t>& to_place) const;
   // The arena of `problem` at `offsets`, and the first record to reach it (`top`).
   static Bytes TopOf(const Problem& problem, const std::vector<Bytes>& offsets, std::size_t& top);
   // Whether the one tensor a small repair would place grew out of its place at the peak of a
   // layout at its bound, where a repair cannot reach the bound (small_range.cc).
   bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const;
   // Whether a small range's plan of `high` bytes is at the bound of `problem`: asked at
-  // `peak` (the layout before's, -1 none), then at the `placed` records' nodes (a repair, a
-  // scaled layout: no sweep) or, where `may_sweep` (a whole plan), at the `top` record's
+  // `peak` (the layout before's, -1 none), then at the `placed` records' nodes (a repair: no
+  // sweep) or, where `may_sweep` (a whole plan), at the `top` record's
   // nodes, the coarse bound and the sweep. out.bound and out.peak set when it is.
   bool SmallAtBound(const Problem& problem, Bytes high, Step peak, bool may_sweep,
                     const std::vector<std::size_t>& placed, std::size_t top,

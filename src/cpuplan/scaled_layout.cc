@@ -6,8 +6,10 @@
 // at the old layout's peak node show in one pass - and then no plan, TensorFlow Lite's
 // included, is smaller. So neither an order nor a placement is needed: one pass to scale,
 // one to bound, the verification every plan gets.
+#include <limits>
 #include <numeric>
 
+#include "src/cpuplan/align.h"
 #include "src/cpuplan/planner_impl.h"
 #include "src/cpuplan/scan_fit.h"
 
@@ -26,23 +28,40 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   const Bytes divisor = std::gcd(graph_.tensors[t0].bytes, p0->size);
   const cpuplan::Ratio ratio{graph_.tensors[t0].bytes / divisor, p0->size / divisor};
   if (ratio.num == ratio.den) return false;  // nothing scaled: what still holds is kept elsewhere
-  // Every offset scaled into the verification's problem and plan first (the passes of a small
-  // range's plan: small_range.cc), so a resize that does not scale, or misses the bound, costs
-  // one pass and no layout.
-  Problem& problem = scratch_.problem;
-  OffsetPlan& plan = scratch_.plans[0];
-  std::vector<std::size_t>& none = scratch_.to_place;
-  if (!RangeRecords(range, 0, &ratio, problem, plan.offsets, none)) return false;
-  std::size_t top = 0;
-  const Bytes high = TopOf(problem, plan.offsets, top);
-  // The bytes alive at the old peak are a lower bound of the new records; an arena that
-  // reaches them is at the bound.
-  if (!SmallAtBound(problem, high, before->peak_step, false, none, top, out)) return false;
-  // Verified as every plan is, then written as the layout's placements.
-  plan.arena_bytes = high;
-  plan.strategy.assign("scaled");
-  cpuplan::VerifyBySweep(problem, plan, sweep_);
-  WriteRange(range, plan.offsets, out);
+  // Every placement scaled into the new layout's: the old one, for the same nodes, with its
+  // size and offset times the ratio (whole, aligned) and that size the tensor's; with the
+  // arena and the bytes alive at the old peak (a lower bound of the new records: an arena
+  // that reaches them is at the bound) in the same pass.
+  const Bytes align = options_.tensor_alignment;
+  const Step peak = before->peak_step;
+  // Validate's room for every arena position: sizes and paddings adding up to more go to the
+  // plan that validates its problem and says so.
+  constexpr Bytes kRoom = std::numeric_limits<Bytes>::max() / 4;
+  Bytes high = 0, padded = 0, top_pad = 0, total = 0;
+  out.placement.assign(Slots(), cpuplan::Placement{});
+  for (const std::int32_t t : range.tensors) {
+    const cpuplan::Placement* p = PlacementIn(*before, t);
+    const Bytes bytes = graph_.tensors[t].bytes;
+    Bytes size = 0, offset = 0;
+    if (!p || p->size == 0 || p->first != alloc_node_[t] || p->last != dealloc_node_[t] ||
+        !ratio.Apply(p->size, size) || size != bytes || !ratio.Apply(p->offset, offset) ||
+        !IsAligned(offset, align) || size > kRoom || offset > kRoom - size)
+      return false;
+    total += size + std::min(align, kRoom);
+    if (total > kRoom) return false;
+    out.placement[Slot(t)] = {offset, size, p->first, p->last};
+    high = std::max(high, offset + size);
+    if (p->first > peak || RecordLast(p->first, p->last) < peak) continue;
+    const Bytes aligned = cpuplan::AlignUpFast(size, align);
+    padded += aligned;
+    top_pad = std::max(top_pad, aligned - size);
+  }
+  const Bytes alive = padded > top_pad ? padded - top_pad : 0;
+  if (high > alive) return false;
+  // Verified as every plan is.
+  VerifyLayout(out.placement, high, "scaled");
+  out.bound = alive;
+  out.peak = peak;
   out.from = range.first_node;
   out.placed = range.tensors.size();
   out.high_water = high;

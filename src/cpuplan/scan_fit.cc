@@ -289,31 +289,93 @@ void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
   }
 }
 
+namespace {
+
+// A layout's verification failure: the strategy and what is wrong.
+[[noreturn]] void FailPlacements(std::string_view strategy, const std::string& what) {
+  throw InternalError(fmt::format("strategy '{}' produced an invalid plan:\n  {}", strategy, what));
+}
+
+// The checks below test inline and fail out of line: the messages' formatting stays out of
+// the loops' code.
+[[noreturn]] void FailRange(std::span<const Placement> placement, std::size_t k, Bytes alignment,
+                            std::string_view strategy) {
+  const Bytes offset = placement[k].offset;
+  FailPlacements(strategy, fmt::format("{}: tensor slot {} at {}",
+                                       IsAligned(offset, alignment) ? "out of range" : "unaligned",
+                                       k, offset));
+}
+
+[[noreturn]] void FailOverlap(std::span<const Placement> placement, std::size_t j, std::size_t k,
+                              std::string_view strategy) {
+  const Placement& a = placement[k];
+  const Placement& b = placement[j];
+  FailPlacements(strategy,
+                 fmt::format("overlap: tensor slot {} at [{}, {}) and tensor slot {} at [{}, {}) "
+                             "are alive at the same node",
+                             j, b.offset, b.offset + b.size, k, a.offset, a.offset + a.size));
+}
+
+[[noreturn]] void FailArena(Bytes claimed, Bytes high, std::string_view strategy) {
+  FailPlacements(strategy, fmt::format("the plan claims an arena of {} B but its records need {} B",
+                                       claimed, high));
+}
+
+// Aligned, and far enough from the top of Bytes that arena arithmetic cannot wrap.
+bool InRange(const Placement& p, Bytes alignment) {
+  return IsAligned(p.offset, alignment) &&
+         p.offset <= std::numeric_limits<Bytes>::max() / 2 - p.size;
+}
+
+bool AliveTogether(const Placement& a, const Placement& b) {
+  return a.first <= b.last && b.first <= a.last;
+}
+
+}  // namespace
+
 void VerifyOnePlaced(std::span<const Placement> placement, std::size_t k, Bytes alignment,
                      Bytes arena, std::string_view strategy) {
-  const auto fail = [&](const std::string& what) {
-    throw InternalError(
-        fmt::format("strategy '{}' produced an invalid plan:\n  {}", strategy, what));
-  };
   const Placement& a = placement[k];
-  if (!IsAligned(a.offset, alignment))
-    fail(fmt::format("unaligned: tensor slot {} at {}", k, a.offset));
-  if (a.offset > std::numeric_limits<Bytes>::max() / 2 - a.size)
-    fail(fmt::format("out of range: tensor slot {} at {}", k, a.offset));
+  if (!InRange(a, alignment)) FailRange(placement, k, alignment, strategy);
   Bytes high = 0;
   for (std::size_t j = 0; j < placement.size(); ++j) {
     const Placement& b = placement[j];
     if (b.size == 0) continue;
     high = std::max(high, b.offset + b.size);
-    if (j == k || a.size == 0 || b.last < a.first || a.last < b.first) continue;
-    if (b.offset < a.offset + a.size && a.offset < b.offset + b.size)
-      fail(fmt::format(
-          "overlap: tensor slot {} at [{}, {}) and tensor slot {} at [{}, {}) are alive at the "
-          "same node",
-          j, b.offset, b.offset + b.size, k, a.offset, a.offset + a.size));
+    if (j != k && a.size > 0 && AliveTogether(a, b) && b.offset < a.offset + a.size &&
+        a.offset < b.offset + b.size)
+      FailOverlap(placement, j, k, strategy);
   }
-  if (high != arena)
-    fail(fmt::format("the plan claims an arena of {} B but its records need {} B", arena, high));
+  if (high != arena) FailArena(arena, high, strategy);
+}
+
+bool VerifyFewPlacements(std::span<const Placement> placement, Bytes alignment, Bytes arena,
+                         std::string_view strategy) {
+  std::array<std::uint32_t, kSmallRecords> by_offset;
+  std::size_t n = 0;
+  for (std::size_t s = 0; s < placement.size(); ++s) {
+    if (placement[s].size == 0) continue;
+    if (n == kSmallRecords) return false;
+    // Shifted in from the end: offset order, as few as a small layout has.
+    std::size_t at = n++;
+    for (; at > 0 && placement[by_offset[at - 1]].offset > placement[s].offset; --at)
+      by_offset[at] = by_offset[at - 1];
+    by_offset[at] = static_cast<std::uint32_t>(s);
+  }
+  Bytes high = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Placement& a = placement[by_offset[i]];
+    if (!InRange(a, alignment)) FailRange(placement, by_offset[i], alignment, strategy);
+    const Bytes end = a.offset + a.size;
+    high = std::max(high, end);
+    // Every overlapping pair has one that starts no later than the other and before its end:
+    // those that follow it in offset order and start before its end meet it in bytes.
+    for (std::size_t m = i + 1; m < n && placement[by_offset[m]].offset < end; ++m)
+      if (AliveTogether(a, placement[by_offset[m]]))
+        FailOverlap(placement, by_offset[m], by_offset[i], strategy);
+  }
+  if (high != arena) FailArena(arena, high, strategy);
+  return true;
 }
 
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan) {

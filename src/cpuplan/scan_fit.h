@@ -73,5 +73,12 @@ void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
 // naming `strategy` and the tensors' indices in `placement` otherwise.
 void VerifyOnePlaced(std::span<const Placement> placement, std::size_t k, Bytes alignment,
                      Bytes arena, std::string_view strategy);
+// A whole layout verified on its placements, as VerifyBySweep verifies a problem's plan, when
+// at most kSmallRecords are placed (false otherwise, nothing checked): each aligned, in range,
+// apart from every placement alive with it, `arena` their highest end. Sorted by offset on
+// the stack: no buffer of the planner's is touched (a fresh step after cache hits finds them
+// cold). InternalError naming `strategy` and the slots otherwise.
+bool VerifyFewPlacements(std::span<const Placement> placement, Bytes alignment, Bytes arena,
+                         std::string_view strategy);
 
 }  // namespace memplan::cpuplan

@@ -100,7 +100,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   Problem& problem = scratch_.problem;
   OffsetPlan& plan = scratch_.plans[0];
   std::vector<std::size_t>& to_place = scratch_.to_place;
-  if (!RangeRecords(range, held, nullptr, problem, plan.offsets, to_place)) return false;
+  if (!RangeRecords(range, held, problem, plan.offsets, to_place)) return false;
   PlaceInGaps(problem, plan.offsets, to_place, scratch_.by_offset);
   std::size_t top = 0;
   const Bytes high = TopOf(problem, plan.offsets, top);
@@ -123,8 +123,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
 }
 
 bool CpuArenaPlanner::Impl::RangeRecords(const cpuplan::RangeToPlan& range, std::size_t held,
-                                         const cpuplan::Ratio* ratio, Problem& problem,
-                                         std::vector<Bytes>& offsets,
+                                         Problem& problem, std::vector<Bytes>& offsets,
                                          std::vector<std::size_t>& to_place) const {
   problem.alignment = options_.tensor_alignment;
   problem.records.clear();
@@ -138,18 +137,7 @@ bool CpuArenaPlanner::Impl::RangeRecords(const cpuplan::RangeToPlan& range, std:
                              RecordLast(alloc_node_[t], dealloc_node_[t])};
     total += std::min(record.size, kRoom) + std::min(problem.alignment, kRoom);
     if (total > kRoom) return false;
-    if (ratio) {
-      // Scaled: the old placement, for the same nodes, with its size and offset times the
-      // ratio (whole, aligned) and that size the tensor's.
-      const cpuplan::Placement* p = PlacementIn(*range.previous, t);
-      Bytes size = 0, offset = 0;
-      if (!p || p->size == 0 || p->first != alloc_node_[t] || p->last != dealloc_node_[t] ||
-          !ratio->Apply(p->size, size) || size != record.size || !ratio->Apply(p->offset, offset) ||
-          !IsAligned(offset, problem.alignment) ||
-          offset > std::numeric_limits<Bytes>::max() / 2 - record.size)
-        return false;
-      offsets.push_back(offset);
-    } else if (h < held && range.holding[h] == t) {
+    if (h < held && range.holding[h] == t) {
       ++h;
       offsets.push_back(range.previous->placement[Slot(t)].offset);
     } else {
