@@ -475,44 +475,11 @@ TEST(CpuPlannerScanFit, SmallVerificationFindsEveryOverlap) {
   EXPECT_LT(rejected, 290u);  // valid plans too
 }
 
-// A repair's verification: with every record but the placed ones from a valid plan, it
-// rejects exactly the plans where a placed record overlaps another (or is unaligned, or the
-// arena is misstated), as FindViolations does.
-TEST(CpuPlannerScanFit, PlacedVerificationFindsEveryOverlapOfThePlacedRecords) {
-  std::mt19937_64 rng(41);
-  std::size_t rejected = 0;
-  for (int k = 0; k < 300; ++k) {
-    Problem p;
-    p.alignment = 4;
-    const int n = 2 + static_cast<int>(rng() % 40);
-    for (int i = 0; i < n; ++i) {
-      const Step first = static_cast<Step>(rng() % 20);
-      p.records.push_back({1 + rng() % 16, first, first + static_cast<Step>(rng() % 4)});
-    }
-    OffsetPlan plan = cpuplan::PlaceByScan(p, cpuplan::GreedyBySizeOrder(p), false);
-    // One or two records moved anywhere (sometimes unaligned), the arena restated.
-    std::vector<std::size_t> placed{rng() % p.size()};
-    if (k % 3 == 0) placed.push_back((placed[0] + 1) % p.size());
-    for (const std::size_t i : placed) plan.offsets[i] = (rng() % 24) * (k % 10 == 0 ? 1 : 4);
-    plan.arena_bytes = ArenaBytes(p, plan.offsets);
-    const bool valid = FindViolations(p, plan, 1).empty();
-    rejected += valid ? 0 : 1;
-    if (valid)
-      EXPECT_NO_THROW(cpuplan::VerifyPlaced(p, plan, placed)) << k;
-    else
-      EXPECT_THROW(cpuplan::VerifyPlaced(p, plan, placed), InternalError) << k;
-    plan.arena_bytes += 1;
-    EXPECT_THROW(cpuplan::VerifyPlaced(p, plan, placed), InternalError) << k;
-  }
-  EXPECT_GT(rejected, 50u);
-  EXPECT_LT(rejected, 290u);  // valid plans too
-}
-
-// The one-tensor repair's verification over a layout's placements (some slots empty, some
-// alive to the end of the run): it rejects exactly the layouts where the placed one overlaps
-// another placement alive with it, is unaligned, or the arena is misstated, as
-// FindViolations does over the same records.
-TEST(CpuPlannerScanFit, OnePlacedVerificationFindsEveryOverlapOfThePlacedTensor) {
+// A repair's verification on a layout's placements (some slots empty, some alive to the end
+// of the run), every placement but the placed ones from a valid plan: it rejects exactly the
+// layouts where a placed one overlaps another alive with it, is unaligned, or the arena is
+// misstated, as FindViolations does over the same records.
+TEST(CpuPlannerScanFit, PlacedAmongVerificationFindsEveryOverlapOfThePlacedTensors) {
   std::mt19937_64 rng(43);
   constexpr Step kEnd = 40;  // the run's end: a kEndOfRun placement is alive until here
   std::size_t rejected = 0;
@@ -531,19 +498,22 @@ TEST(CpuPlannerScanFit, OnePlacedVerificationFindsEveryOverlapOfThePlacedTensor)
       p.records.push_back({placement[s].size, first, to_the_end ? kEnd : Step{last}});
       slot_of_record.push_back(s);
     }
-    if (p.records.empty()) continue;
+    if (p.records.size() < 2) continue;
     OffsetPlan plan = cpuplan::PlaceByScan(p, cpuplan::GreedyBySizeOrder(p), false);
-    // One record moved anywhere (sometimes unaligned), the arena restated.
-    const std::size_t moved = rng() % p.size();
-    plan.offsets[moved] = (rng() % 24) * (k % 10 == 0 ? 1 : 4);
+    // One or two records moved anywhere (sometimes unaligned), the arena restated.
+    std::vector<std::size_t> moved{rng() % p.size()};
+    if (k % 3 == 0) moved.push_back((moved[0] + 1) % p.size());
+    for (const std::size_t r : moved) plan.offsets[r] = (rng() % 24) * (k % 10 == 0 ? 1 : 4);
     plan.arena_bytes = ArenaBytes(p, plan.offsets);
     for (std::size_t r = 0; r < p.size(); ++r)
       placement[slot_of_record[r]].offset = plan.offsets[r];
-    const std::size_t slot = slot_of_record[moved];
+    std::vector<std::uint32_t> placed;
+    for (const std::size_t r : moved)
+      placed.push_back(static_cast<std::uint32_t>(slot_of_record[r]));
     const bool valid = FindViolations(p, plan, 1).empty();
     rejected += valid ? 0 : 1;
     const auto verify = [&](Bytes arena) {
-      cpuplan::VerifyOnePlaced(placement, slot, p.alignment, arena, "repair");
+      cpuplan::VerifyPlacedAmong(placement, placed, p.alignment, arena, "repair");
     };
     if (valid)
       EXPECT_NO_THROW(verify(plan.arena_bytes)) << k;

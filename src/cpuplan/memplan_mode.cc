@@ -515,17 +515,6 @@ void CpuArenaPlanner::Impl::VerifyLayout(const std::vector<Placement>& placement
   cpuplan::VerifyBySweep(problem, plan, sweep_);
 }
 
-void CpuArenaPlanner::Impl::WriteRange(const cpuplan::RangeToPlan& range,
-                                       const std::vector<Bytes>& offsets,
-                                       cpuplan::Replan& out) const {
-  out.placement.assign(Slots(), Placement{});
-  for (std::size_t k = 0; k < range.tensors.size(); ++k) {
-    const std::int32_t t = range.tensors[k];
-    out.placement[Slot(t)] = {offsets[k], graph_.tensors[t].bytes, alloc_node_[t],
-                              dealloc_node_[t]};
-  }
-}
-
 cpuplan::Replan CpuArenaPlanner::Impl::PlanFrom(cpuplan::RangeToPlan& range, std::int32_t from,
                                                 bool last_use) {
   // The range's last plan takes its placements rather than a copy (the layout keeps them).

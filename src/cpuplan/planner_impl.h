@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -185,31 +186,16 @@ class CpuArenaPlanner::Impl {
   // few passes (small_range.cc): as a repair (`repair`: few changed; the others keep their
   // offsets) or whole; kept only at the lower bound, verified.
   bool PlaceSmall(const cpuplan::RangeToPlan& range, bool repair, cpuplan::Replan& out);
-  // PlaceSmall's repair where one tensor changed: the gap, the bound and the verification
-  // over the layout's placements themselves (small_range.cc).
-  bool RepairOne(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
-  // The range's records (range order) into `problem` and their offsets into `offsets`: the
-  // old offsets of the first `held` of range.holding (all for a repair, none for a whole
-  // plan), the others unset and listed in `to_place` in greedy_by_size's order; false where
-  // the sizes leave no room (Validate's limit). A small range's plan (small_range.cc).
-  bool RangeRecords(const cpuplan::RangeToPlan& range, std::size_t held, Problem& problem,
-                    std::vector<Bytes>& offsets, std::vector<std::size_t>& to_place) const;
-  // The arena of `problem` at `offsets`, and the first record to reach it (`top`).
-  static Bytes TopOf(const Problem& problem, const std::vector<Bytes>& offsets, std::size_t& top);
   // Whether the one tensor a small repair would place grew out of its place at the peak of a
   // layout at its bound, where a repair cannot reach the bound (small_range.cc).
   bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const;
-  // Whether a small range's plan of `high` bytes is at the bound of `problem`: asked at
-  // `peak` (the layout before's, -1 none), then at the `placed` records' nodes (a repair: no
-  // sweep) or, where `may_sweep` (a whole plan), at the `top` record's
-  // nodes, the coarse bound and the sweep. out.bound and out.peak set when it is.
-  bool SmallAtBound(const Problem& problem, Bytes high, Step peak, bool may_sweep,
-                    const std::vector<std::size_t>& placed, std::size_t top,
+  // Whether a small range's layout of `high` bytes is at its bound: asked at `peak` (the
+  // layout before's, -1 none), then at the nodes of the `placed` slots (a repair) or, for a
+  // whole plan (none given), of the `top` slot, then at every node where a tensor arrives.
+  // out.bound and out.peak set when it is.
+  bool SmallAtBound(const std::vector<cpuplan::Placement>& placement, Bytes high, Step peak,
+                    std::span<const std::uint32_t> placed, std::size_t top,
                     cpuplan::Replan& out) const;
-  // out.placement: the range's tensors at `offsets` (one per range tensor, in range order),
-  // every other tensor without a place.
-  void WriteRange(const cpuplan::RangeToPlan& range, const std::vector<Bytes>& offsets,
-                  cpuplan::Replan& out) const;
   // The bytes alive at `step` among `placement`, sizes rounded up to the alignment except the
   // topmost: a lower bound of their arena, in one pass (cpuplan::LiveBytesAt over a layout's
   // placements rather than records).

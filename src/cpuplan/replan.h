@@ -82,8 +82,6 @@ struct PlanScratch {
   std::vector<std::int32_t> free;         // the tensors a re-plan or a repair places
   std::vector<std::size_t> order;         // greedy_by_size's, kept while it still holds
   std::vector<std::size_t> tflite_order;  // TensorFlow Lite's, the same
-  std::vector<std::size_t> to_place;      // a small range's records to place (small_range.cc)
-  std::vector<std::size_t> by_offset;     // its placed records in offset order
   Problem problem;
   OffsetPlan plans[2];  // candidate plans, their offsets kept from call to call
 
@@ -96,8 +94,6 @@ struct PlanScratch {
     free.reserve(tensors);
     order.reserve(tensors);
     tflite_order.reserve(tensors);
-    to_place.reserve(tensors);
-    by_offset.reserve(tensors);
     problem.records.reserve(tensors);
     problem.fixed_offsets.reserve(tensors);
     for (OffsetPlan& plan : plans) plan.offsets.reserve(tensors);

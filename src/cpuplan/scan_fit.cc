@@ -264,31 +264,6 @@ void CheckBySweep(const Problem& problem, const OffsetPlan& plan, Step steps, St
 
 }  // namespace
 
-void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
-                  std::span<const std::size_t> placed) {
-  if (plan.offsets.size() != problem.size()) return VerifyOrThrow(problem, plan);
-  Bytes arena = 0;
-  for (std::size_t i = 0; i < problem.size(); ++i)
-    arena = std::max(arena, plan.offsets[i] + problem.records[i].size);
-  if (arena != plan.arena_bytes)
-    Fail(plan, fmt::format("the plan claims an arena of {} B but its records need {} B",
-                           plan.arena_bytes, arena));
-  for (const std::size_t k : placed) {
-    const UsageRecord& a = problem.records[k];
-    const Bytes begin = plan.offsets[k];
-    if (!IsAligned(begin, problem.alignment))
-      Fail(plan, fmt::format("unaligned: {} at {}", problem.Describe(k), begin));
-    if (begin > std::numeric_limits<Bytes>::max() / 2 - a.size)
-      Fail(plan, fmt::format("out of range: {} at {}", problem.Describe(k), begin));
-    for (std::size_t j = 0; j < problem.size(); ++j) {
-      const UsageRecord& b = problem.records[j];
-      if (j == k || a.size == 0 || b.size == 0 || b.last < a.first || a.last < b.first) continue;
-      if (plan.offsets[j] < begin + a.size && begin < plan.offsets[j] + b.size)
-        Fail(plan, OverlapMessage(problem, plan.offsets, j, k));
-    }
-  }
-}
-
 namespace {
 
 // A layout's verification failure: the strategy and what is wrong.
@@ -333,20 +308,22 @@ bool AliveTogether(const Placement& a, const Placement& b) {
 
 }  // namespace
 
-void VerifyOnePlaced(std::span<const Placement> placement, std::size_t k, Bytes alignment,
-                     Bytes arena, std::string_view strategy) {
-  const Placement& a = placement[k];
-  if (!InRange(a, alignment)) FailRange(placement, k, alignment, strategy);
+void VerifyPlacedAmong(std::span<const Placement> placement, std::span<const std::uint32_t> placed,
+                       Bytes alignment, Bytes arena, std::string_view strategy) {
   Bytes high = 0;
-  for (std::size_t j = 0; j < placement.size(); ++j) {
-    const Placement& b = placement[j];
-    if (b.size == 0) continue;
-    high = std::max(high, b.offset + b.size);
-    if (j != k && a.size > 0 && AliveTogether(a, b) && b.offset < a.offset + a.size &&
-        a.offset < b.offset + b.size)
-      FailOverlap(placement, j, k, strategy);
-  }
+  for (const Placement& p : placement)
+    if (p.size > 0) high = std::max(high, p.offset + p.size);
   if (high != arena) FailArena(arena, high, strategy);
+  for (const std::uint32_t k : placed) {
+    const Placement& a = placement[k];
+    if (!InRange(a, alignment)) FailRange(placement, k, alignment, strategy);
+    for (std::size_t j = 0; j < placement.size(); ++j) {
+      const Placement& b = placement[j];
+      if (j != k && b.size > 0 && AliveTogether(a, b) && b.offset < a.offset + a.size &&
+          a.offset < b.offset + b.size)
+        FailOverlap(placement, j, k, strategy);
+    }
+  }
 }
 
 bool VerifyFewPlacements(std::span<const Placement> placement, Bytes alignment, Bytes arena,

@@ -61,18 +61,13 @@ bool KeepIfStillSorted(const std::vector<std::size_t>& order, std::size_t n, Bef
 // from call to call (the overload without allocates its own).
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan, SweepScratch& scratch);
 void VerifyBySweep(const Problem& problem, const OffsetPlan& plan);
-// The same for a repair: only the `placed` records are new, every other pair was verified
-// with the layout they come from (the same offsets, sizes and steps), so each placed record
-// is checked - aligned, in range - and against every record alive with it; the arena must be
-// the plan's. O(placed x records).
-void VerifyPlaced(const Problem& problem, const OffsetPlan& plan,
-                  std::span<const std::size_t> placed);
-// The same for a repair of one tensor written straight into a layout's placements (size 0:
-// none; a last node of kEndOfRun: alive to the end): placement[k] aligned, in range, apart
-// from every placement alive with it, and `arena` the highest end of all. InternalError
-// naming `strategy` and the tensors' indices in `placement` otherwise.
-void VerifyOnePlaced(std::span<const Placement> placement, std::size_t k, Bytes alignment,
-                     Bytes arena, std::string_view strategy);
+// A repair verified on a layout's placements (size 0: none; a last node of kEndOfRun: alive
+// to the end): only the `placed` slots are new, every other pair was verified with the layout
+// they come from, so each placed one is checked - aligned, in range - against every
+// placement alive with it, and `arena` must be their highest end. O(placed x placements).
+// InternalError naming `strategy` and the slots otherwise.
+void VerifyPlacedAmong(std::span<const Placement> placement, std::span<const std::uint32_t> placed,
+                       Bytes alignment, Bytes arena, std::string_view strategy);
 // A whole layout verified on its placements, as VerifyBySweep verifies a problem's plan, when
 // at most kSmallRecords are placed (false otherwise, nothing checked): each aligned, in range,
 // apart from every placement alive with it, `arena` their highest end. Sorted by offset on
