@@ -189,11 +189,12 @@ class CpuArenaPlanner::Impl {
   // Whether the one tensor a small repair would place grew out of its place at the peak of a
   // layout at its bound, where a repair cannot reach the bound (small_range.cc).
   bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const;
-  // Whether a small range's layout of `high` bytes is at its bound: asked at `peak` (the
-  // layout before's, -1 none), then at the nodes of the `placed` slots (a repair) or, for a
-  // whole plan (none given), of the `top` slot, then at every node where a tensor arrives.
-  // out.bound and out.peak set when it is.
-  bool SmallAtBound(const std::vector<cpuplan::Placement>& placement, Bytes high, Step peak,
+  // Whether a small range's layout of `high` bytes (its tensors at the `slots` of
+  // `placement`) is at its bound: asked at `peak` (the layout before's, -1 none), then at the
+  // nodes of the `placed` slots (a repair) or, for a whole plan (none given), of the `top`
+  // slot, then at every node where a tensor arrives. out.bound and out.peak set when it is.
+  bool SmallAtBound(const std::vector<cpuplan::Placement>& placement,
+                    std::span<const std::uint32_t> slots, Bytes high, Step peak,
                     std::span<const std::uint32_t> placed, std::size_t top,
                     cpuplan::Replan& out) const;
   // The bytes alive at `step` among `placement`, sizes rounded up to the alignment except the

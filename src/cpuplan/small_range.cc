@@ -50,6 +50,21 @@ bool AliveTogether(const Placement& a, const Placement& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 
+// The bytes alive at `node` among the placements of `slots`, sizes rounded up to the
+// alignment but the topmost (cpuplan::LiveBytesAt over a small range's placements only).
+Bytes AliveAmong(const std::vector<Placement>& placement, std::span<const std::uint32_t> slots,
+                 Bytes alignment, Step node) {
+  Bytes padded = 0, top_pad = 0;
+  for (const std::uint32_t s : slots) {
+    const Placement& p = placement[s];
+    if (p.first > node || p.last < node) continue;
+    const Bytes aligned = cpuplan::AlignUpFast(p.size, alignment);
+    padded += aligned;
+    top_pad = std::max(top_pad, aligned - p.size);
+  }
+  return padded > top_pad ? padded - top_pad : 0;
+}
+
 }  // namespace
 
 bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool repair,
@@ -64,6 +79,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   // others to place in greedy_by_size's order: larger first, equal sizes in range order.
   out.placement.assign(Slots(), Placement{});
   SmallList to_place;  // slots
+  SmallList slots;     // the range's, in range order
   Bytes total = 0;
   std::int32_t lo = std::numeric_limits<std::int32_t>::max(), hi = 0;
   std::size_t h = 0;
@@ -72,6 +88,7 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
     total += std::min(size, kRoom) + std::min(align, kRoom);
     if (total > kRoom) return false;
     const std::size_t slot = Slot(t);
+    slots.at[slots.size++] = static_cast<std::uint32_t>(slot);
     if (h < held && range.holding[h] == t) {
       ++h;
       out.placement[slot] = before->placement[slot];
@@ -114,14 +131,15 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   // The arena, and the first tensor to reach it.
   Bytes high = 0;
   std::size_t top = 0;
-  for (const std::int32_t t : range.tensors) {
-    const Placement& p = out.placement[Slot(t)];
+  for (const std::uint32_t slot : slots) {
+    const Placement& p = out.placement[slot];
     if (p.offset + p.size > high) {
       high = p.offset + p.size;
-      top = Slot(t);
+      top = slot;
     }
   }
-  if (!SmallAtBound(out.placement, high, before ? before->peak_step : -1,
+  if (!SmallAtBound(out.placement, {slots.begin(), slots.size}, high,
+                    before ? before->peak_step : -1,
                     repair ? std::span<const std::uint32_t>(to_place.begin(), to_place.size)
                            : std::span<const std::uint32_t>(),
                     top, out))
@@ -167,11 +185,12 @@ bool CpuArenaPlanner::Impl::GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan
          cpuplan::AlignUpFast(size, align) > cpuplan::AlignUpFast(old->size, align);
 }
 
-bool CpuArenaPlanner::Impl::SmallAtBound(const std::vector<Placement>& placement, Bytes high,
+bool CpuArenaPlanner::Impl::SmallAtBound(const std::vector<Placement>& placement,
+                                         std::span<const std::uint32_t> slots, Bytes high,
                                          Step peak, std::span<const std::uint32_t> placed,
                                          std::size_t top, cpuplan::Replan& out) const {
   const auto at_bound_at = [&](Step node) {
-    const Bytes alive = AliveAt(placement, node);
+    const Bytes alive = AliveAmong(placement, slots, options_.tensor_alignment, node);
     if (high > alive) return false;
     out.bound = alive;
     out.peak = node;
@@ -192,8 +211,8 @@ bool CpuArenaPlanner::Impl::SmallAtBound(const std::vector<Placement>& placement
   // alive at a node are at one of those (a departure only lowers them: it takes its aligned
   // size off and at most its padding back), so the plan is at the bound if one reaches it.
   if (at_ends(top)) return true;
-  return std::any_of(placement.begin(), placement.end(),
-                     [&](const Placement& p) { return p.size > 0 && at_bound_at(p.first); });
+  return std::any_of(slots.begin(), slots.end(),
+                     [&](std::uint32_t s) { return at_bound_at(placement[s].first); });
 }
 
 }  // namespace memplan
