@@ -65,6 +65,60 @@ Bytes AliveAmong(const std::vector<Placement>& placement, std::span<const std::u
   return padded > top_pad ? padded - top_pad : 0;
 }
 
+// greedy_by_size's offset for `p` among the `placed` placements (in offset order) alive with
+// it: the start of the smallest gap that holds it, else above them all (cpuplan::PlaceByScan's
+// rule, the same offset).
+Bytes SmallestGap(const Placement& p, const SmallList& placed,
+                  const std::vector<Placement>& placement, Bytes alignment) {
+  Bytes best = kNone, best_gap = kNone, cursor = 0;
+  for (const std::uint32_t j : placed) {
+    const Placement& other = placement[j];
+    if (!AliveTogether(p, other)) continue;
+    if (other.offset >= cursor && other.offset - cursor >= p.size &&
+        other.offset - cursor < best_gap) {
+      best_gap = other.offset - cursor;
+      best = cursor;
+    }
+    cursor = std::max(cursor, cpuplan::AlignUpFast(other.offset + other.size, alignment));
+  }
+  return best != kNone ? best : cursor;
+}
+
+// Places the `to_place` placements in that order, each in its smallest gap among the `held`
+// ones (in range order) and those placed before it; of the held ones only those alive within
+// the steps of the ones to place can meet one.
+void PlaceInGaps(std::vector<Placement>& placement, const SmallList& held,
+                 const SmallList& to_place, Bytes alignment) {
+  std::int32_t lo = std::numeric_limits<std::int32_t>::max(), hi = 0;
+  for (const std::uint32_t slot : to_place) {
+    lo = std::min(lo, placement[slot].first);
+    hi = std::max(hi, placement[slot].last);
+  }
+  const auto by_offset = [&](std::uint32_t a, std::uint32_t b) {
+    return placement[a].offset < placement[b].offset;
+  };
+  SmallList placed;  // in offset order, equal offsets in the order they came
+  for (const std::uint32_t slot : held)
+    if (placement[slot].first <= hi && lo <= placement[slot].last) placed.Insert(slot, by_offset);
+  for (const std::uint32_t slot : to_place) {
+    placement[slot].offset = SmallestGap(placement[slot], placed, placement, alignment);
+    placed.Insert(slot, by_offset);
+  }
+}
+
+// The highest end among the placements of `slots`, and the first of them to reach it (`top`).
+Bytes TopAmong(const std::vector<Placement>& placement, const SmallList& slots, std::size_t& top) {
+  Bytes high = 0;
+  for (const std::uint32_t slot : slots) {
+    const Placement& p = placement[slot];
+    if (p.offset + p.size > high) {
+      high = p.offset + p.size;
+      top = slot;
+    }
+  }
+  return high;
+}
+
 }  // namespace
 
 bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool repair,
@@ -78,66 +132,27 @@ bool CpuArenaPlanner::Impl::PlaceSmall(const cpuplan::RangeToPlan& range, bool r
   // The held placements as they were (each its tensor's record exactly: StillHolds), the
   // others to place in greedy_by_size's order: larger first, equal sizes in range order.
   out.placement.assign(Slots(), Placement{});
-  SmallList to_place;  // slots
-  SmallList slots;     // the range's, in range order
+  SmallList slots, held_slots, to_place;  // the range's, the held ones (range order), the others
   Bytes total = 0;
-  std::int32_t lo = std::numeric_limits<std::int32_t>::max(), hi = 0;
-  std::size_t h = 0;
   for (const std::int32_t t : range.tensors) {
     const Bytes size = graph_.tensors[t].bytes;
     total += std::min(size, kRoom) + std::min(align, kRoom);
     if (total > kRoom) return false;
-    const std::size_t slot = Slot(t);
-    slots.at[slots.size++] = static_cast<std::uint32_t>(slot);
-    if (h < held && range.holding[h] == t) {
-      ++h;
+    const auto slot = static_cast<std::uint32_t>(Slot(t));
+    slots.at[slots.size++] = slot;
+    if (held_slots.size < held && range.holding[held_slots.size] == t) {
+      held_slots.at[held_slots.size++] = slot;
       out.placement[slot] = before->placement[slot];
       continue;
     }
     out.placement[slot] = {kNone, size, alloc_node_[t], dealloc_node_[t]};
-    lo = std::min(lo, alloc_node_[t]);
-    hi = std::max(hi, dealloc_node_[t]);
-    to_place.Insert(static_cast<std::uint32_t>(slot), [&](std::uint32_t a, std::uint32_t b) {
+    to_place.Insert(slot, [&](std::uint32_t a, std::uint32_t b) {
       return out.placement[a].size > out.placement[b].size;
     });
   }
-  // The placed ones in offset order (only those alive within the steps of the ones to place
-  // can meet one), each next one in the smallest gap among those alive with it.
-  const auto by_offset = [&](std::uint32_t a, std::uint32_t b) {
-    return out.placement[a].offset < out.placement[b].offset;
-  };
-  SmallList placed;
-  for (std::size_t k = 0; k < held; ++k) {
-    const std::size_t slot = Slot(range.holding[k]);
-    const Placement& p = out.placement[slot];
-    if (p.first <= hi && lo <= p.last) placed.Insert(static_cast<std::uint32_t>(slot), by_offset);
-  }
-  for (const std::uint32_t slot : to_place) {
-    Placement& p = out.placement[slot];
-    Bytes best = kNone, best_gap = kNone, cursor = 0;
-    for (const std::uint32_t j : placed) {
-      const Placement& other = out.placement[j];
-      if (!AliveTogether(p, other)) continue;
-      if (other.offset >= cursor && other.offset - cursor >= p.size &&
-          other.offset - cursor < best_gap) {
-        best_gap = other.offset - cursor;
-        best = cursor;
-      }
-      cursor = std::max(cursor, cpuplan::AlignUpFast(other.offset + other.size, align));
-    }
-    p.offset = best != kNone ? best : cursor;
-    placed.Insert(slot, by_offset);
-  }
-  // The arena, and the first tensor to reach it.
-  Bytes high = 0;
+  PlaceInGaps(out.placement, held_slots, to_place, align);
   std::size_t top = 0;
-  for (const std::uint32_t slot : slots) {
-    const Placement& p = out.placement[slot];
-    if (p.offset + p.size > high) {
-      high = p.offset + p.size;
-      top = slot;
-    }
-  }
+  const Bytes high = TopAmong(out.placement, slots, top);
   if (!SmallAtBound(out.placement, {slots.begin(), slots.size}, high,
                     before ? before->peak_step : -1,
                     repair ? std::span<const std::uint32_t>(to_place.begin(), to_place.size)
