@@ -475,19 +475,13 @@ TEST(CpuPlannerScanFit, SmallVerificationFindsEveryOverlap) {
   EXPECT_LT(rejected, 290u);  // valid plans too
 }
 
-// A repair's verification on a layout's placements (some slots empty, some alive to the end
-// of the run), every placement but the placed ones from a valid plan: it rejects exactly the
-// layouts where a placed one overlaps another alive with it, is unaligned, or the arena is
-// misstated, as FindViolations does over the same records.
-TEST(CpuPlannerScanFit, PlacedAmongVerificationFindsEveryOverlapOfThePlacedTensors) {
-  std::mt19937_64 rng(43);
-  constexpr Step kEnd = 40;  // the run's end: a kEndOfRun placement is alive until here
-  std::size_t rejected = 0;
-  for (int k = 0; k < 300; ++k) {
-    Problem p;
-    p.alignment = 4;
-    std::vector<std::size_t> slot_of_record;
-    std::vector<cpuplan::Placement> placement(2 + rng() % 40);
+// A layout's placements over 2 to `max_slots` slots, some empty, some alive to the end of the
+// run (node 40), with the same tensors as a problem's records (alignment 4; offsets 0 until
+// a plan sets them) and each record's slot.
+struct RandomLayout {
+  RandomLayout(std::mt19937_64& rng, std::size_t max_slots) : placement(2 + rng() % max_slots) {
+    constexpr Step kEnd = 40;
+    problem.alignment = 4;
     for (std::size_t s = 0; s < placement.size(); ++s) {
       if (rng() % 5 == 0) continue;  // a slot without a place
       const auto first = static_cast<std::int32_t>(rng() % 20);
@@ -495,9 +489,27 @@ TEST(CpuPlannerScanFit, PlacedAmongVerificationFindsEveryOverlapOfThePlacedTenso
       const std::int32_t last =
           to_the_end ? cpuplan::kEndOfRun : first + static_cast<std::int32_t>(rng() % 4);
       placement[s] = {0, 1 + rng() % 16, first, last};
-      p.records.push_back({placement[s].size, first, to_the_end ? kEnd : Step{last}});
+      problem.records.push_back({placement[s].size, first, to_the_end ? kEnd : Step{last}});
       slot_of_record.push_back(s);
     }
+  }
+  Problem problem;
+  std::vector<cpuplan::Placement> placement;
+  std::vector<std::size_t> slot_of_record;
+};
+
+// A repair's verification on a layout's placements (some slots empty, some alive to the end
+// of the run), every placement but the placed ones from a valid plan: it rejects exactly the
+// layouts where a placed one overlaps another alive with it, is unaligned, or the arena is
+// misstated, as FindViolations does over the same records.
+TEST(CpuPlannerScanFit, PlacedAmongVerificationFindsEveryOverlapOfThePlacedTensors) {
+  std::mt19937_64 rng(43);
+  std::size_t rejected = 0;
+  for (int k = 0; k < 300; ++k) {
+    RandomLayout layout(rng, 40);
+    Problem& p = layout.problem;
+    std::vector<cpuplan::Placement>& placement = layout.placement;
+    const std::vector<std::size_t>& slot_of_record = layout.slot_of_record;
     if (p.records.size() < 2) continue;
     OffsetPlan plan = cpuplan::PlaceByScan(p, cpuplan::GreedyBySizeOrder(p), false);
     // One or two records moved anywhere (sometimes unaligned), the arena restated.
@@ -531,23 +543,12 @@ TEST(CpuPlannerScanFit, PlacedAmongVerificationFindsEveryOverlapOfThePlacedTenso
 // placed tensors to the verification through a problem.
 TEST(CpuPlannerScanFit, FewPlacementsVerificationFindsEveryOverlap) {
   std::mt19937_64 rng(47);
-  constexpr Step kEnd = 40;  // the run's end: a kEndOfRun placement is alive until here
   std::size_t rejected = 0;
   for (int k = 0; k < 300; ++k) {
-    Problem p;
-    p.alignment = 4;
-    std::vector<std::size_t> slot_of_record;
-    std::vector<cpuplan::Placement> placement(2 + rng() % 70);
-    for (std::size_t s = 0; s < placement.size(); ++s) {
-      if (rng() % 5 == 0) continue;  // a slot without a place
-      const auto first = static_cast<std::int32_t>(rng() % 20);
-      const bool to_the_end = rng() % 7 == 0;
-      const std::int32_t last =
-          to_the_end ? cpuplan::kEndOfRun : first + static_cast<std::int32_t>(rng() % 4);
-      placement[s] = {0, 1 + rng() % 16, first, last};
-      p.records.push_back({placement[s].size, first, to_the_end ? kEnd : Step{last}});
-      slot_of_record.push_back(s);
-    }
+    RandomLayout layout(rng, 70);
+    Problem& p = layout.problem;
+    std::vector<cpuplan::Placement>& placement = layout.placement;
+    const std::vector<std::size_t>& slot_of_record = layout.slot_of_record;
     if (p.records.empty()) continue;
     OffsetPlan plan = cpuplan::PlaceByScan(p, cpuplan::GreedyBySizeOrder(p), false);
     // Up to two records moved anywhere (sometimes unaligned), the arena restated.
