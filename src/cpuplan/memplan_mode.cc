@@ -213,7 +213,6 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
   } else {
     const cpuplan::LayoutKey key{first, last, first == 0 || !layout_ ? 0 : layout_->id,
                                  shadow_.path()};
-    const bool fresh = shadow_.CallsSinceReset() == 0;
     std::uint64_t key_hash = 0;
     if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) {
       // The same range was planned since PlanAllocations: its temporaries have lifetimes.
@@ -222,35 +221,9 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
       shadow_.Executed(first, last, logged_shapes_, false);
       stats_.cache_hit = true;
     } else {
-      // A copy of the shapes for the log and the cache, in the new layout (one allocation for
-      // both), unless the last one logged is the same (the first call after PlanAllocations, a
-      // range after ResetAllocationsAfter).
-      auto layout = cpuplan::MakeLocalShared<Layout>();
-      if (!logged_shapes_ || !(*logged_shapes_ == signature_)) {
-        layout->shapes = signature_;
-        logged_shapes_ =
-            cpuplan::LocalShared<const cpuplan::ShapeSignature>(layout, &layout->shapes);
-      }
-      shadow_.Executed(first, last, logged_shapes_, false);
-      // Once per node since PlanAllocations (TensorFlow Lite assigns them at every call: the
-      // same lifetimes, read from every node's list, cold after a cache hit).
-      if (first < temporaries_first_ || last > temporaries_last_) {
-        AssignTemporaries(first, last);
-        const bool joins = first <= temporaries_last_ + 1 && temporaries_first_ <= last + 1;
-        temporaries_first_ = joins ? std::min(first, temporaries_first_) : first;
-        temporaries_last_ = joins ? std::max(last, temporaries_last_) : last;
-      }
-      before = std::exchange(layout_, PlanLayout(first, last, fresh, std::move(layout), key_hash));
-      cache_.Insert(key_hash, key, logged_shapes_, layout_);
+      before = std::exchange(layout_, PlanAndCache(key, key_hash));
     }
-    if (persistent_tensors_ > 0) {
-      std::vector<std::int32_t> persistent;
-      for (const std::int32_t t : RangeTensors(first, last))
-        if (graph_.tensors[t].type == CpuAllocationType::kArenaRwPersistent)
-          persistent.push_back(t);
-      cpuplan::SortInTfliteOrder(persistent, graph_, alloc_node_, dealloc_node_);
-      PlacePersistent(persistent);
-    }
+    if (persistent_tensors_ > 0) PlacePersistentOf(first, last);
     main_.SetHighWater(layout_->high_water);
     done_version_ = version_;
     done_first_ = first;
@@ -265,6 +238,40 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
   has_non_persistent_memory_ = true;
   stats_.planned_bytes = layout_->high_water;
   stats_.tflite_check = layout_->check;
+}
+
+cpuplan::LocalShared<const Layout> CpuArenaPlanner::Impl::PlanAndCache(
+    const cpuplan::LayoutKey& key, std::uint64_t key_hash) {
+  const bool fresh = shadow_.CallsSinceReset() == 0;
+  // A copy of the shapes for the log and the cache, in the new layout (one allocation for
+  // both), unless the last one logged is the same (the first call after PlanAllocations, a
+  // range after ResetAllocationsAfter).
+  auto layout = cpuplan::MakeLocalShared<Layout>();
+  if (!logged_shapes_ || !(*logged_shapes_ == signature_)) {
+    layout->shapes = signature_;
+    logged_shapes_ = cpuplan::LocalShared<const cpuplan::ShapeSignature>(layout, &layout->shapes);
+  }
+  shadow_.Executed(key.first, key.last, logged_shapes_, false);
+  // Once per node since PlanAllocations (TensorFlow Lite assigns them at every call: the
+  // same lifetimes, read from every node's list, cold after a cache hit).
+  if (key.first < temporaries_first_ || key.last > temporaries_last_) {
+    AssignTemporaries(key.first, key.last);
+    const bool joins = key.first <= temporaries_last_ + 1 && temporaries_first_ <= key.last + 1;
+    temporaries_first_ = joins ? std::min(key.first, temporaries_first_) : key.first;
+    temporaries_last_ = joins ? std::max(key.last, temporaries_last_) : key.last;
+  }
+  cpuplan::LocalShared<const Layout> planned =
+      PlanLayout(key.first, key.last, fresh, std::move(layout), key_hash);
+  cache_.Insert(key_hash, key, logged_shapes_, planned);
+  return planned;
+}
+
+void CpuArenaPlanner::Impl::PlacePersistentOf(std::int32_t first, std::int32_t last) {
+  std::vector<std::int32_t> persistent;
+  for (const std::int32_t t : RangeTensors(first, last))
+    if (graph_.tensors[t].type == CpuAllocationType::kArenaRwPersistent) persistent.push_back(t);
+  cpuplan::SortInTfliteOrder(persistent, graph_, alloc_node_, dealloc_node_);
+  PlacePersistent(persistent);
 }
 
 Step CpuArenaPlanner::Impl::RecordLast(std::int32_t first, std::int32_t last) const {

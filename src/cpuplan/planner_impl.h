@@ -141,6 +141,12 @@ class CpuArenaPlanner::Impl {
   void ResetAfterTflite(std::int32_t node);
   // memplan mode.
   void ExecuteMemplan(std::int32_t first, std::int32_t last);
+  // A call the cache does not hold: the shapes logged, the temporaries' lifetimes, the layout
+  // planned (PlanLayout) and cached; returns it.
+  cpuplan::LocalShared<const cpuplan::Layout> PlanAndCache(const cpuplan::LayoutKey& key,
+                                                           std::uint64_t key_hash);
+  // The range's persistent tensors placed in TensorFlow Lite's order.
+  void PlacePersistentOf(std::int32_t first, std::int32_t last);
   void ResetAfterMemplan(std::int32_t node);
   // Plans into `layout` (new, possibly holding the shapes already) and returns it; its id
   // derives from the call's cache key (`key_hash`), the layout before and the calls since
