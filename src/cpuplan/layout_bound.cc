@@ -78,14 +78,10 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
 }
 
 Bytes LiveBytesAt(const std::vector<UsageRecord>& records, Bytes alignment, Step step) {
-  Bytes padded = 0, top_pad = 0;
-  for (const UsageRecord& r : records) {
-    if (r.size == 0 || r.first > step || r.last < step) continue;
-    const Bytes aligned = AlignUpFast(r.size, alignment);
-    padded += aligned;
-    top_pad = std::max(top_pad, aligned - r.size);
-  }
-  return padded > top_pad ? padded - top_pad : 0;
+  LiveBytes alive(alignment);
+  for (const UsageRecord& r : records)
+    if (r.size > 0 && r.first <= step && step <= r.last) alive.Add(r.size);
+  return alive.value();
 }
 
 Bytes CoarseLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, Step* peak) {

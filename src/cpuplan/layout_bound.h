@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "memplan/problem.h"
+#include "src/cpuplan/align.h"
 #include "src/cpuplan/sweep_scratch.h"
 
 namespace memplan::cpuplan {
@@ -18,6 +19,25 @@ Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment, 
                       SweepScratch& scratch);
 Bytes SweepLowerBound(const std::vector<UsageRecord>& records, Bytes alignment,
                       Step* peak = nullptr);
+
+// The bytes of the tensors alive at one step, sizes rounded up to the alignment except the
+// topmost's (it needs no padding above it; the largest padding is the one left out): a lower
+// bound of any plan, added up one tensor at a time by every pass that asks it.
+class LiveBytes {
+ public:
+  explicit LiveBytes(Bytes alignment) : alignment_(alignment) {}
+  void Add(Bytes size) {
+    const Bytes aligned = AlignUpFast(size, alignment_);
+    padded_ += aligned;
+    top_pad_ = aligned - size > top_pad_ ? aligned - size : top_pad_;
+  }
+  Bytes value() const { return padded_ > top_pad_ ? padded_ - top_pad_ : 0; }
+
+ private:
+  Bytes alignment_;
+  Bytes padded_ = 0;
+  Bytes top_pad_ = 0;
+};
 
 // The bytes alive at one step, sizes rounded up to the alignment except the topmost: a lower
 // bound in one pass (no plan is smaller), and the bound itself at the step where that is

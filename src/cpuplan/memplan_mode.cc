@@ -608,14 +608,10 @@ std::optional<cpuplan::Replan> CpuArenaPlanner::Impl::Repair(cpuplan::RangeToPla
 // bound: when that alone reaches the arena, the arena is the bound, without sweeping every
 // node.
 Bytes CpuArenaPlanner::Impl::AliveAt(const std::vector<Placement>& placement, Step step) const {
-  Bytes padded = 0, top_pad = 0;
-  for (const Placement& p : placement) {
-    if (p.size == 0 || p.first > step || RecordLast(p.first, p.last) < step) continue;
-    const Bytes aligned = cpuplan::AlignUpFast(p.size, options_.tensor_alignment);
-    padded += aligned;
-    top_pad = std::max(top_pad, aligned - p.size);
-  }
-  return padded > top_pad ? padded - top_pad : 0;
+  cpuplan::LiveBytes alive(options_.tensor_alignment);
+  for (const Placement& p : placement)
+    if (p.size > 0 && p.first <= step && step <= RecordLast(p.first, p.last)) alive.Add(p.size);
+  return alive.value();
 }
 
 bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out, const cpuplan::Layout* previous,

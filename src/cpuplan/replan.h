@@ -24,27 +24,6 @@ inline constexpr std::size_t kRepairShare = 8;
 // and, above the bound, the whole plan anyway - on so few tensors all of it is fixed cost.
 inline constexpr std::size_t kSmallRange = 64;
 
-// The ratio every tensor of a range grew or shrank by (a new batch): num / den in lowest
-// terms.
-struct Ratio {
-  Bytes num = 1;
-  Bytes den = 1;
-  // value * num / den into `out` when that is a whole number and does not overflow. A batch
-  // that grows by a whole factor (den 1) divides nothing: a division costs tens of cycles, a
-  // scaled tensor's whole share of the time.
-  bool Apply(Bytes value, Bytes& out) const {
-    Bytes product = 0;
-    if (__builtin_mul_overflow(value, num, &product)) return false;
-    if (den == 1) {
-      out = product;
-      return true;
-    }
-    if (product % den != 0) return false;
-    out = product / den;
-    return true;
-  }
-};
-
 // What a call has to place in the main arena.
 struct RangeToPlan {
   std::int32_t last = 0;               // the range's last node

@@ -10,10 +10,36 @@
 #include <numeric>
 
 #include "src/cpuplan/align.h"
+#include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/planner_impl.h"
 #include "src/cpuplan/scan_fit.h"
 
 namespace memplan {
+
+namespace {
+
+// The ratio every tensor of a range grew or shrank by (a new batch): num / den in lowest
+// terms.
+struct Ratio {
+  Bytes num = 1;
+  Bytes den = 1;
+  // value * num / den into `out` when that is a whole number and does not overflow. A batch
+  // that grows by a whole factor (den 1) divides nothing: a division costs tens of cycles, a
+  // scaled tensor's whole share of the time.
+  bool Apply(Bytes value, Bytes& out) const {
+    Bytes product = 0;
+    if (__builtin_mul_overflow(value, num, &product)) return false;
+    if (den == 1) {
+      out = product;
+      return true;
+    }
+    if (product % den != 0) return false;
+    out = product / den;
+    return true;
+  }
+};
+
+}  // namespace
 
 bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out) {
   const cpuplan::Layout* before = range.previous.get();
@@ -26,7 +52,7 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   const cpuplan::Placement* p0 = PlacementIn(*before, t0);
   if (!p0 || p0->size == 0) return false;
   const Bytes divisor = std::gcd(graph_.tensors[t0].bytes, p0->size);
-  const cpuplan::Ratio ratio{graph_.tensors[t0].bytes / divisor, p0->size / divisor};
+  const Ratio ratio{graph_.tensors[t0].bytes / divisor, p0->size / divisor};
   if (ratio.num == ratio.den) return false;  // nothing scaled: what still holds is kept elsewhere
   // Every placement scaled into the new layout's: the old one, for the same nodes, with its
   // size and offset times the ratio (whole, aligned) and that size the tensor's; with the
@@ -37,7 +63,8 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   // Validate's room for every arena position: sizes and paddings adding up to more go to the
   // plan that validates its problem and says so.
   constexpr Bytes kRoom = std::numeric_limits<Bytes>::max() / 4;
-  Bytes high = 0, padded = 0, top_pad = 0, total = 0;
+  Bytes high = 0, total = 0;
+  cpuplan::LiveBytes alive(align);
   out.placement.assign(Slots(), cpuplan::Placement{});
   for (const std::int32_t t : range.tensors) {
     const cpuplan::Placement* p = PlacementIn(*before, t);
@@ -51,16 +78,12 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
     if (total > kRoom) return false;
     out.placement[Slot(t)] = {offset, size, p->first, p->last};
     high = std::max(high, offset + size);
-    if (p->first > peak || RecordLast(p->first, p->last) < peak) continue;
-    const Bytes aligned = cpuplan::AlignUpFast(size, align);
-    padded += aligned;
-    top_pad = std::max(top_pad, aligned - size);
+    if (p->first <= peak && peak <= RecordLast(p->first, p->last)) alive.Add(size);
   }
-  const Bytes alive = padded > top_pad ? padded - top_pad : 0;
-  if (high > alive) return false;
+  if (high > alive.value()) return false;
   // Verified as every plan is.
   VerifyLayout(out.placement, high, "scaled");
-  out.bound = alive;
+  out.bound = alive.value();
   out.peak = peak;
   out.from = range.first_node;
   out.placed = range.tensors.size();

@@ -302,10 +302,6 @@ bool InRange(const Placement& p, Bytes alignment) {
          p.offset <= std::numeric_limits<Bytes>::max() / 2 - p.size;
 }
 
-bool AliveTogether(const Placement& a, const Placement& b) {
-  return a.first <= b.last && b.first <= a.last;
-}
-
 }  // namespace
 
 void VerifyPlacedAmong(std::span<const Placement> placement, std::span<const std::uint32_t> placed,

@@ -27,6 +27,12 @@ struct Placement {
   std::int32_t last = -1;
 };
 
+// Whether two placements' tensors are alive at one node. A last node of kEndOfRun (alive to
+// the end of the run) is the largest of all: compared as it is.
+inline bool AliveTogether(const Placement& a, const Placement& b) {
+  return a.first <= b.last && b.first <= a.last;
+}
+
 class SimpleArena {
  public:
   SimpleArena(bool persistent, Bytes alignment, std::function<void(const CpuBufferEvent&)> events);

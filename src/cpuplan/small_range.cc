@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "src/cpuplan/align.h"
+#include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/planner_impl.h"
 #include "src/cpuplan/scan_fit.h"
 
@@ -44,25 +45,14 @@ struct SmallList {
   }
 };
 
-// Whether two placements' tensors are alive at one node. A last node of kEndOfRun (alive to
-// the end of the run) is the largest of all: compared as it is.
-bool AliveTogether(const Placement& a, const Placement& b) {
-  return a.first <= b.last && b.first <= a.last;
-}
-
 // The bytes alive at `node` among the placements of `slots`, sizes rounded up to the
 // alignment but the topmost (cpuplan::LiveBytesAt over a small range's placements only).
 Bytes AliveAmong(const std::vector<Placement>& placement, std::span<const std::uint32_t> slots,
                  Bytes alignment, Step node) {
-  Bytes padded = 0, top_pad = 0;
-  for (const std::uint32_t s : slots) {
-    const Placement& p = placement[s];
-    if (p.first > node || p.last < node) continue;
-    const Bytes aligned = cpuplan::AlignUpFast(p.size, alignment);
-    padded += aligned;
-    top_pad = std::max(top_pad, aligned - p.size);
-  }
-  return padded > top_pad ? padded - top_pad : 0;
+  cpuplan::LiveBytes alive(alignment);
+  for (const std::uint32_t s : slots)
+    if (placement[s].first <= node && node <= placement[s].last) alive.Add(placement[s].size);
+  return alive.value();
 }
 
 // greedy_by_size's offset for `p` among the `placed` placements (in offset order) alive with
@@ -73,7 +63,7 @@ Bytes SmallestGap(const Placement& p, const SmallList& placed,
   Bytes best = kNone, best_gap = kNone, cursor = 0;
   for (const std::uint32_t j : placed) {
     const Placement& other = placement[j];
-    if (!AliveTogether(p, other)) continue;
+    if (!cpuplan::AliveTogether(p, other)) continue;
     if (other.offset >= cursor && other.offset - cursor >= p.size &&
         other.offset - cursor < best_gap) {
       best_gap = other.offset - cursor;
