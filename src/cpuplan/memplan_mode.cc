@@ -23,16 +23,13 @@
 namespace memplan {
 
 using cpuplan::kEndOfRun;
+using cpuplan::kRecheck;
 using cpuplan::kRepairShare;
 using cpuplan::kSmallRange;
 using cpuplan::Layout;
 using cpuplan::Placement;
 
 namespace {
-
-// After the cheap strategy lost to TensorFlow Lite's placement, it runs again on every
-// kRecheck-th plan from nothing (shapes drift; it may win again).
-constexpr std::uint32_t kRecheck = 8;
 
 // A strategy by name, run without PlanOffsets' own validation and verification: the caller
 // validates the problem once and verifies only the plan it keeps.
@@ -643,23 +640,25 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out, const cpuplan::L
 // whole plan directly (kSmallRange).
 cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range) {
   cpuplan::Replan missed;  // bound and peak only
-  // The first call after a reset, every tensor from its first node on without a place: a
-  // resize, tried as a scaling of the layout before.
-  if (cpuplan::Replan scaled;
-      !layout_ && range.reach <= range.first_node && ScaleLayout(range, scaled))
-    return scaled;
-  // After a reset a small range is repaired, or planned whole by the cheap strategy where it
-  // met the bound last time, in a few passes (small_range.cc); else planned whole as usual.
-  // Nothing of the layout before stays then (every placement it could keep is the range's
-  // own), so no placements are taken from it.
-  if (!layout_ && range.tensors.size() <= kSmallRange) {
-    if (cpuplan::Replan small;
-        PlaceSmall(range, true, small) ||
-        (cheap_at_bound_ && cheap_is_greedy_ && PlaceSmall(range, false, small)))
-      return small;
-    range.start.assign(Slots(), Placement{});
-    range.start_taken = true;
-    return PlanFrom(range, range.first_node, true);
+  if (!layout_) {
+    // The candidates after a reset share one buffer for their placements.
+    cpuplan::Replan candidate;
+    // The first call after a reset, every tensor from its first node on without a place: a
+    // resize, tried as a scaling of the layout before.
+    if (range.reach <= range.first_node && ScaleLayout(range, candidate)) return candidate;
+    // A small range is repaired (small_range.cc) or planned whole (small_whole.cc) in a few
+    // passes over its placements; where the full strategy's turn comes, planned whole as
+    // usual. Nothing of the layout before stays then (every placement it could keep is the
+    // range's own), so no placements are taken from it.
+    if (range.tensors.size() <= kSmallRange) {
+      cpuplan::ClearKeepingRoom(candidate);
+      if (RepairSmall(range, candidate)) return candidate;
+      cpuplan::ClearKeepingRoom(candidate);
+      if (PlanSmallWhole(range, candidate)) return candidate;
+      range.start.assign(Slots(), Placement{});
+      range.start_taken = true;
+      return PlanFrom(range, range.first_node, true);
+    }
   }
   TakeStart(range);
   if (std::optional<cpuplan::Replan> repaired = Repair(range, missed)) return std::move(*repaired);

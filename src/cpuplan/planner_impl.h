@@ -111,7 +111,7 @@ class CpuArenaPlanner::Impl {
   // first then), and how often it was skipped since (memplan_mode.cc).
   bool cheap_at_bound_ = true;
   // kMemplan: replan_strategy is greedy_by_size, whose plan a small range makes in a few
-  // passes (small_range.cc).
+  // passes (small_whole.cc).
   const bool cheap_is_greedy_;
   std::uint32_t cheap_skipped_ = 0;
 
@@ -188,21 +188,25 @@ class CpuArenaPlanner::Impl {
   // or above kSmallRecords placed, VerifyBySweep through the verification's problem).
   void VerifyLayout(const std::vector<cpuplan::Placement>& placement, Bytes high,
                     std::string_view strategy);
-  // After a reset, a range of up to kSmallRange tensors placed by greedy_by_size's rule in a
-  // few passes (small_range.cc): as a repair (`repair`: few changed; the others keep their
-  // offsets) or whole; kept only at the lower bound, verified.
-  bool PlaceSmall(const cpuplan::RangeToPlan& range, bool repair, cpuplan::Replan& out);
+  // After a reset, a range of up to kSmallRange tensors of which few changed, repaired by
+  // greedy_by_size's rule (the others keep their offsets) in a few passes over its placements
+  // (small_range.cc); kept only at the lower bound, verified.
+  bool RepairSmall(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
   // Whether the one tensor a small repair would place grew out of its place at the peak of a
   // layout at its bound, where a repair cannot reach the bound (small_range.cc).
   bool GrewOutOfItsSlotAtThePeak(const cpuplan::RangeToPlan& range) const;
-  // Whether a small range's layout of `high` bytes (its tensors at the `slots` of
+  // Whether a small repair's layout of `high` bytes (the range's tensors at the `slots` of
   // `placement`) is at its bound: asked at `peak` (the layout before's, -1 none), then at the
-  // nodes of the `placed` slots (a repair) or, for a whole plan (none given), of the `top`
-  // slot, then at every node where a tensor arrives. out.bound and out.peak set when it is.
-  bool SmallAtBound(const std::vector<cpuplan::Placement>& placement,
-                    std::span<const std::uint32_t> slots, Bytes high, Step peak,
-                    std::span<const std::uint32_t> placed, std::size_t top,
-                    cpuplan::Replan& out) const;
+  // first and last node of each `placed` slot. out.bound and out.peak set when it is.
+  bool SmallRepairAtBound(const std::vector<cpuplan::Placement>& placement,
+                          std::span<const std::uint32_t> slots, Bytes high, Step peak,
+                          std::span<const std::uint32_t> placed, cpuplan::Replan& out) const;
+  // After a reset, a range of up to kSmallRange tensors planned whole on its placements
+  // (small_whole.cc): the candidates PlaceFromNothing weighs (greedy_by_size's plan and
+  // TensorFlow Lite's, the same offsets and the same choice), the bound asked over the
+  // placements, verified. false, with nothing changed, where the full strategy's turn comes
+  // (or replan_strategy is not greedy_by_size): the general path plans the range then.
+  bool PlanSmallWhole(const cpuplan::RangeToPlan& range, cpuplan::Replan& out);
   // The bytes alive at `step` among `placement`, sizes rounded up to the alignment except the
   // topmost: a lower bound of their arena, in one pass (cpuplan::LiveBytesAt over a layout's
   // placements rather than records).

@@ -23,6 +23,9 @@ inline constexpr std::size_t kRepairShare = 8;
 // first node at once: a re-plan around kept offsets would cost a plan, a sweep for its bound
 // and, above the bound, the whole plan anyway - on so few tensors all of it is fixed cost.
 inline constexpr std::size_t kSmallRange = 64;
+// After the cheap strategy lost to TensorFlow Lite's placement in a plan from nothing, it runs
+// again on every kRecheck-th such plan (shapes drift; it may win again).
+inline constexpr std::uint32_t kRecheck = 8;
 
 // What a call has to place in the main arena.
 struct RangeToPlan {
@@ -52,6 +55,14 @@ struct Replan {
   Step peak = -1;                 // where the whole layout's bound is reached, when known
   bool scaled = false;            // the layout before, scaled (scaled_layout.cc)
 };
+
+// Forgets what a candidate that was not kept set, keeping its placements' buffer: the next
+// candidate of the same call fills it without allocating one of its own.
+inline void ClearKeepingRoom(Replan& replan) {
+  std::vector<Placement> room = std::move(replan.placement);
+  replan = Replan{};
+  replan.placement = std::move(room);
+}
 
 // Buffers the memplan mode reuses from plan to plan (their capacity stays), so a plan of a
 // small graph allocates little more than the layout it keeps (docs/cpu-planner.md).

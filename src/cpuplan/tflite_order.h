@@ -11,18 +11,32 @@
 
 namespace memplan::cpuplan {
 
+// What TensorFlow Lite's order compares of a tensor: alive for the whole run (first node 0,
+// no last node), its bytes, its first node and its index.
+struct TfliteOrderKey {
+  bool whole_run;
+  Bytes bytes;
+  std::int32_t first;
+  std::int32_t index;
+};
+
+inline bool TfliteOrderBefore(const TfliteOrderKey& a, const TfliteOrderKey& b) {
+  if (a.whole_run != b.whole_run) return a.whole_run;
+  if (a.whole_run) return a.index < b.index;
+  if (a.bytes != b.bytes) return a.bytes > b.bytes;
+  if (a.first != b.first) return a.first < b.first;
+  return a.index < b.index;
+}
+
 // Whether tensor a goes before tensor b.
 inline bool TfliteOrderBefore(std::int32_t a, std::int32_t b, const CpuGraph& graph,
                               const std::vector<std::int32_t>& alloc,
                               const std::vector<std::int32_t>& dealloc) {
-  const bool wa = alloc[a] == 0 && dealloc[a] == kEndOfRun;
-  const bool wb = alloc[b] == 0 && dealloc[b] == kEndOfRun;
-  if (wa != wb) return wa;
-  if (wa) return a < b;
-  const Bytes sa = graph.tensors[a].bytes, sb = graph.tensors[b].bytes;
-  if (sa != sb) return sa > sb;
-  if (alloc[a] != alloc[b]) return alloc[a] < alloc[b];
-  return a < b;
+  const auto key = [&](std::int32_t t) {
+    return TfliteOrderKey{alloc[t] == 0 && dealloc[t] == kEndOfRun, graph.tensors[t].bytes,
+                          alloc[t], t};
+  };
+  return TfliteOrderBefore(key(a), key(b));
 }
 
 inline void SortInTfliteOrder(std::vector<std::int32_t>& tensors, const CpuGraph& graph,

@@ -1,0 +1,193 @@
+// The memplan mode's whole plan of a small range after a reset (docs/cpu-planner.md, "A small
+// range after a reset"): up to kSmallRange tensors, each placed by greedy_by_size's rule and
+// by TensorFlow Lite's, in their own orders, straight into the new layout's placements. The
+// choice between the two is PlaceFromNothing's, step for step (which goes first, when the
+// second runs, which is kept), so the offsets are the general path's; what differs is what a
+// plan touches: no problem, records, orders or offsets in the planner's buffers, the lists on
+// the stack, the bound asked over the placements, the verification on them. A fresh shape
+// after an inference finds little of the general path's code and buffers still cached
+// (issue 32: LFM2's fresh step after cache hits took 2-3x TensorFlow Lite's there).
+#include <algorithm>
+
+#include "src/cpuplan/planner_impl.h"
+#include "src/cpuplan/scan_fit.h"
+#include "src/cpuplan/small_placement.h"
+#include "src/cpuplan/tflite_order.h"
+
+namespace memplan {
+
+using cpuplan::FitRule;
+using cpuplan::Placement;
+using cpuplan::SmallList;
+
+namespace {
+
+// The lower bound of a small range's placements, asked only as far as a decision needs: the
+// bytes alive at the node where the layout before met its bound (one pass, a lower bound),
+// then at every node where a tensor arrives - the most bytes alive are at one of them, as a
+// departure takes its aligned size off and at most its padding back - which is the bound
+// itself (cpuplan::SweepLowerBound's, reached first at the same node).
+class SmallBound {
+ public:
+  SmallBound(const std::vector<Placement>& placement, const SmallList& slots, Bytes alignment,
+             Step hint)
+      : placement_(placement), slots_(slots), alignment_(alignment), hint_(hint) {}
+
+  // Whether an arena of `arena` bytes is at the bound.
+  bool Reaches(Bytes arena) {
+    if (exact_ == cpuplan::kUnknownBound && hint_ >= 0 && arena <= AtHint()) {
+      exact_ = AtHint();
+      peak_ = hint_;
+    }
+    return arena <= Exact();
+  }
+  // Whether it is within `slack` times the bound (a lower bound suffices where it says so).
+  bool Within(Bytes arena, double slack) {
+    const auto within = [&](Bytes bound) {
+      return static_cast<double>(arena) <= static_cast<double>(bound) * slack;
+    };
+    return (exact_ == cpuplan::kUnknownBound && hint_ >= 0 && within(AtHint())) || within(Exact());
+  }
+  Bytes exact() const { return exact_; }  // kUnknownBound when never needed
+  Step peak() const { return peak_; }
+
+ private:
+  Bytes AliveAt(Step node) const {
+    return cpuplan::AliveAmong(placement_, slots_.span(), alignment_, node);
+  }
+  Bytes AtHint() {
+    if (at_hint_ == cpuplan::kUnknownBound) at_hint_ = AliveAt(hint_);
+    return at_hint_;
+  }
+  Bytes Exact() {
+    if (exact_ != cpuplan::kUnknownBound) return exact_;
+    exact_ = 0;
+    for (const std::uint32_t s : slots_) {
+      const Step node = placement_[s].first;
+      const Bytes alive = AliveAt(node);
+      if (alive > exact_ || (alive == exact_ && node < peak_)) {
+        exact_ = alive;
+        peak_ = node;
+      }
+    }
+    return exact_;
+  }
+
+  const std::vector<Placement>& placement_;
+  const SmallList& slots_;
+  Bytes alignment_;
+  Step hint_;
+  Bytes at_hint_ = cpuplan::kUnknownBound;
+  Bytes exact_ = cpuplan::kUnknownBound;
+  Step peak_ = -1;
+};
+
+// One candidate's offsets, kept while the other is placed into the same placements.
+struct SmallOffsets {
+  std::array<Bytes, cpuplan::kSmallRange> offset;
+
+  void Save(const std::vector<Placement>& placement, const SmallList& slots) {
+    for (std::size_t i = 0; i < slots.size; ++i) offset[i] = placement[slots.at[i]].offset;
+  }
+  void Restore(std::vector<Placement>& placement, const SmallList& slots) const {
+    for (std::size_t i = 0; i < slots.size; ++i) placement[slots.at[i]].offset = offset[i];
+  }
+};
+
+}  // namespace
+
+bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
+                                           cpuplan::Replan& out) {
+  const cpuplan::Layout* before = range.previous.get();
+  const std::size_t n = range.tensors.size();
+  if (layout_ || !cheap_is_greedy_ || n == 0 || n > cpuplan::kSmallRange) return false;
+  const Bytes align = options_.tensor_alignment;
+  // Every tensor without an offset yet, in the range's order (slots), greedy_by_size's order
+  // (larger first, equal sizes in range order) and TensorFlow Lite's.
+  out.placement.assign(Slots(), Placement{});
+  SmallList slots, in_tflite_order, by_size;  // by_size: made when greedy_by_size's plan is
+  const auto larger = [&](std::uint32_t a, std::uint32_t b) {
+    return out.placement[a].size > out.placement[b].size;
+  };
+  const auto tflite_before = [&](std::uint32_t a, std::uint32_t b) {
+    const auto key = [&](std::uint32_t s) {
+      const Placement& p = out.placement[s];
+      return cpuplan::TfliteOrderKey{p.first == 0 && p.last == cpuplan::kEndOfRun, p.size, p.first,
+                                     tensor_of_slot_[s]};
+    };
+    return cpuplan::TfliteOrderBefore(key(a), key(b));
+  };
+  Bytes total = 0;
+  for (const std::int32_t t : range.tensors) {
+    const Bytes size = graph_.tensors[t].bytes;
+    total += std::min(size, cpuplan::kSmallRoom) + std::min(align, cpuplan::kSmallRoom);
+    if (total > cpuplan::kSmallRoom) return false;
+    const auto slot = static_cast<std::uint32_t>(Slot(t));
+    out.placement[slot] = {cpuplan::kNoOffset, size, alloc_node_[t], dealloc_node_[t]};
+    slots.Add(slot);
+    in_tflite_order.Insert(slot, tflite_before);
+  }
+  const auto greedy = [&] {
+    if (by_size.size == 0)
+      for (const std::uint32_t slot : slots) by_size.Insert(slot, larger);
+    return cpuplan::PlaceInGaps<FitRule::kSmallestGap>(out.placement, {}, by_size, align);
+  };
+  const auto tflite = [&] {
+    return cpuplan::PlaceInGaps<FitRule::kTflite>(out.placement, {}, in_tflite_order, align);
+  };
+  // PlaceFromNothing's choice, on the placements (its comments say why each step is there).
+  const bool replan = before != nullptr;
+  const double slack = replan ? options_.replan_good_enough : options_.good_enough;
+  const bool was_at_bound = cheap_at_bound_;
+  const std::uint32_t was_skipped = cheap_skipped_;
+  SmallBound bound(out.placement, slots, align, before ? before->peak_step : -1);
+  SmallOffsets other;
+  Bytes high = 0;
+  std::string_view name;
+  if (!replan || cheap_at_bound_) {
+    high = greedy();
+    name = "greedy_by_size";
+    cheap_at_bound_ = bound.Reaches(high);
+    if (!cheap_at_bound_) {
+      other.Save(out.placement, slots);
+      out.tflite_candidate = true;
+      if (const Bytes theirs = tflite(); theirs <= high) {
+        high = theirs;
+        name = "tflite_cpu";
+      } else {
+        other.Restore(out.placement, slots);
+      }
+    }
+  } else {
+    high = tflite();
+    name = "tflite_cpu";
+    out.tflite_candidate = true;
+    if ((++cheap_skipped_ % cpuplan::kRecheck == 0 || !bound.Within(high, slack)) &&
+        !bound.Reaches(high)) {
+      other.Save(out.placement, slots);
+      if (const Bytes ours = greedy(); ours < high) {
+        high = ours;
+        name = "greedy_by_size";
+        cheap_at_bound_ = bound.Reaches(high);
+      } else {
+        other.Restore(out.placement, slots);
+      }
+    }
+  }
+  if ((!replan || strategy_helped_) && !bound.Within(high, slack)) {
+    // The full strategy's turn: the general path makes the same candidates, and that call.
+    cheap_at_bound_ = was_at_bound;
+    cheap_skipped_ = was_skipped;
+    return false;
+  }
+  cpuplan::VerifyFewPlacements(out.placement, align, high, name);
+  out.from = range.first_node;
+  out.placed = n;
+  out.fixed = 0;
+  out.high_water = high;
+  out.bound = bound.exact();
+  out.peak = bound.peak();
+  return true;
+}
+
+}  // namespace memplan
