@@ -81,7 +81,8 @@ void CheckResizeStepBinds(const Workload& workload, const ResizeStep& step);
 
 // The model through each step in turn with one CpuArenaPlanner kept across the steps
 // (`strategy` its offsets strategy), invoked `invokes` times and checked against the naive
-// layout after every step. `load` binds the other open dimensions; `stage` hears each step.
+// layout after every step. `load` binds the other open dimensions; `stage` hears each step,
+// as it is read (every step is read before the first is planned) and as it is planned.
 std::vector<ResizeStepReport> RunResizeSteps(const std::string& model, const LoadOptions& load,
                                              const std::vector<ResizeStep>& steps,
                                              const std::string& strategy, std::size_t invokes,

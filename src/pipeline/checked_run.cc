@@ -215,20 +215,31 @@ std::vector<ResizeStepReport> RunResizeSteps(const std::string& model, const Loa
                                              const std::vector<ResizeStep>& steps,
                                              const std::string& strategy, std::size_t invokes,
                                              const std::function<void(const std::string&)>& stage) {
-  CpuPlannerOptions planner;
-  planner.strategy = strategy;
-  ResizeSession session(planner);
-  const KernelRegistry& kernels = VerificationKernels();
-  std::vector<ResizeStepReport> reports;
+  // Every step's model is read before the first plan. The ONNX reader runs libonnx in a child
+  // process (a fork); after a fork the first write to each page of the parent's is a
+  // copy-on-write fault (about a microsecond here), which would fall on the planners' first
+  // writes of the next step - a cost of this command, never of an engine, and one that grew
+  // with the pages a planner writes rather than its work (docs/cpu-planner.md, round eight).
+  std::vector<Workload> workloads;
+  workloads.reserve(steps.size());
   for (const ResizeStep& step : steps) {
-    if (stage) stage(step.name);
-    const Workload workload = LoadWorkload(model, WithStepBindings(load, step));
+    if (stage) stage("reading " + step.name);
+    workloads.push_back(LoadWorkload(model, WithStepBindings(load, step)));
+    const Workload& workload = workloads.back();
     if (!workload.graph)
       throw UsageError(
           fmt::format("a resize sequence needs a model (.onnx or .tflite), not {} input '{}'",
                       workload.kind, model));
     CheckResizeStepBinds(workload, step);
-    reports.push_back(session.Step(*workload.graph, kernels, invokes));
+  }
+  CpuPlannerOptions planner;
+  planner.strategy = strategy;
+  ResizeSession session(planner);
+  const KernelRegistry& kernels = VerificationKernels();
+  std::vector<ResizeStepReport> reports;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    if (stage) stage(steps[k].name);
+    reports.push_back(session.Step(*workloads[k].graph, kernels, invokes));
   }
   return reports;
 }
