@@ -23,10 +23,11 @@ using cpuplan::SmallList;
 namespace {
 
 // The lower bound of a small range's placements, asked only as far as a decision needs: the
-// bytes alive at the node where the layout before met its bound (one pass, a lower bound),
-// then at every node where a tensor arrives - the most bytes alive are at one of them, as a
-// departure takes its aligned size off and at most its padding back - which is the bound
-// itself (cpuplan::SweepLowerBound's, reached first at the same node).
+// bytes alive at the node where the layout before met its bound (one pass, a lower bound;
+// without one, the first and last node of the tensor that tops the first plan made, alive
+// there with everything it was placed above), then at every node where a tensor arrives - the most
+// bytes alive are at one of them, as a departure takes its aligned size off and at most its padding
+// back - which is the bound itself (cpuplan::SweepLowerBound's, reached first at the same node).
 class SmallBound {
  public:
   SmallBound(const std::vector<Placement>& placement, const SmallList& slots, Bytes alignment,
@@ -39,14 +40,23 @@ class SmallBound {
       exact_ = AtHint();
       peak_ = hint_;
     }
-    return arena <= Exact();
+    if (exact_ != cpuplan::kUnknownBound) return arena <= exact_;
+    return Scan([&](Bytes alive) { return alive >= arena; }, true);
   }
   // Whether it is within `slack` times the bound (a lower bound suffices where it says so).
   bool Within(Bytes arena, double slack) {
     const auto within = [&](Bytes bound) {
       return static_cast<double>(arena) <= static_cast<double>(bound) * slack;
     };
-    return (exact_ == cpuplan::kUnknownBound && hint_ >= 0 && within(AtHint())) || within(Exact());
+    if (exact_ != cpuplan::kUnknownBound) return within(exact_);
+    return (hint_ >= 0 && within(AtHint())) || Scan(within, false);
+  }
+  // Without a node from the layout before, the first and the last node of the tensor a plan
+  // tops out with: a plan at the bound is usually at its bound at one of them.
+  void GuessIfNone(Step first, Step last) {
+    if (hint_ >= 0) return;
+    hint_ = first;
+    other_hint_ = last;
   }
   Bytes exact() const { return exact_; }  // kUnknownBound when never needed
   Step peak() const { return peak_; }
@@ -55,28 +65,50 @@ class SmallBound {
   Bytes AliveAt(Step node) const {
     return cpuplan::AliveAmong(placement_, slots_.span(), alignment_, node);
   }
+  // The bytes alive at the hint (or at the other one, where more: the hint becomes it).
   Bytes AtHint() {
-    if (at_hint_ == cpuplan::kUnknownBound) at_hint_ = AliveAt(hint_);
+    if (at_hint_ != cpuplan::kUnknownBound) return at_hint_;
+    at_hint_ = AliveAt(hint_);
+    if (other_hint_ >= 0 && other_hint_ != hint_) {
+      if (const Bytes other = AliveAt(other_hint_); other > at_hint_) {
+        at_hint_ = other;
+        hint_ = other_hint_;
+      }
+    }
     return at_hint_;
   }
-  Bytes Exact() {
-    if (exact_ != cpuplan::kUnknownBound) return exact_;
-    exact_ = 0;
+  // Asks every node where a tensor arrives until the bytes alive at one are `enough` (true);
+  // where none are, the most alive at any of them is the bound (kept, with the first node to
+  // reach it). `at_arena`: enough means as many as a plan's arena, which is then the bound.
+  template <typename Enough>
+  bool Scan(Enough enough, bool at_arena) {
+    Bytes most = 0;
+    Step at = -1;
     for (const std::uint32_t s : slots_) {
       const Step node = placement_[s].first;
       const Bytes alive = AliveAt(node);
-      if (alive > exact_ || (alive == exact_ && node < peak_)) {
-        exact_ = alive;
-        peak_ = node;
+      if (enough(alive)) {
+        if (at_arena) {
+          exact_ = alive;
+          peak_ = node;
+        }
+        return true;
+      }
+      if (alive > most || (alive == most && node < at)) {
+        most = alive;
+        at = node;
       }
     }
-    return exact_;
+    exact_ = most;
+    peak_ = at;
+    return false;
   }
 
   const std::vector<Placement>& placement_;
   const SmallList& slots_;
   Bytes alignment_;
   Step hint_;
+  Step other_hint_ = -1;
   Bytes at_hint_ = cpuplan::kUnknownBound;
   Bytes exact_ = cpuplan::kUnknownBound;
   Step peak_ = -1;
@@ -105,7 +137,8 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
   // Every tensor without an offset yet, in the range's order (slots), greedy_by_size's order
   // (larger first, equal sizes in range order) and TensorFlow Lite's.
   out.placement.assign(Slots(), Placement{});
-  SmallList slots, in_tflite_order, by_size;  // by_size: made when greedy_by_size's plan is
+  // The two orders are made when their plans are.
+  SmallList slots, in_tflite_order, by_size;
   const auto larger = [&](std::uint32_t a, std::uint32_t b) {
     return out.placement[a].size > out.placement[b].size;
   };
@@ -125,7 +158,6 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
     const auto slot = static_cast<std::uint32_t>(Slot(t));
     out.placement[slot] = {cpuplan::kNoOffset, size, alloc_node_[t], dealloc_node_[t]};
     slots.Add(slot);
-    in_tflite_order.Insert(slot, tflite_before);
   }
   const auto greedy = [&] {
     if (by_size.size == 0)
@@ -133,6 +165,8 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
     return cpuplan::PlaceInGaps<FitRule::kSmallestGap>(out.placement, {}, by_size, align);
   };
   const auto tflite = [&] {
+    if (in_tflite_order.size == 0)
+      for (const std::uint32_t slot : slots) in_tflite_order.Insert(slot, tflite_before);
     return cpuplan::PlaceInGaps<FitRule::kTflite>(out.placement, {}, in_tflite_order, align);
   };
   // PlaceFromNothing's choice, on the placements (its comments say why each step is there).
@@ -141,12 +175,22 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
   const bool was_at_bound = cheap_at_bound_;
   const std::uint32_t was_skipped = cheap_skipped_;
   SmallBound bound(out.placement, slots, align, before ? before->peak_step : -1);
+  const auto guess_from_top = [&] {
+    std::uint32_t top = slots.at[0];
+    for (const std::uint32_t s : slots)
+      if (out.placement[s].offset + out.placement[s].size >
+          out.placement[top].offset + out.placement[top].size)
+        top = s;
+    const Placement& p = out.placement[top];
+    bound.GuessIfNone(p.first, RecordLast(p.first, p.last));
+  };
   SmallOffsets other;
   Bytes high = 0;
   std::string_view name;
   if (!replan || cheap_at_bound_) {
     high = greedy();
     name = "greedy_by_size";
+    guess_from_top();
     cheap_at_bound_ = bound.Reaches(high);
     if (!cheap_at_bound_) {
       other.Save(out.placement, slots);
@@ -162,6 +206,7 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
     high = tflite();
     name = "tflite_cpu";
     out.tflite_candidate = true;
+    guess_from_top();
     if ((++cheap_skipped_ % cpuplan::kRecheck == 0 || !bound.Within(high, slack)) &&
         !bound.Reaches(high)) {
       other.Save(out.placement, slots);
