@@ -21,9 +21,21 @@ namespace memplan::cpuplan {
 
 // An offset not yet given.
 inline constexpr Bytes kNoOffset = std::numeric_limits<Bytes>::max();
-// Validate's room for every arena position: a range whose sizes and paddings add up to more
-// goes to the plan that validates its problem and says so.
-inline constexpr Bytes kSmallRoom = std::numeric_limits<Bytes>::max() / 4;
+
+// Validate's room for every arena position, taken tensor by tensor: a range whose sizes and
+// paddings add up to more goes to the plan that validates its problem and says so.
+class SmallRoom {
+ public:
+  // false once the sizes and paddings taken pass the room.
+  bool Take(Bytes size, Bytes alignment) {
+    total_ += std::min(size, kRoom) + std::min(alignment, kRoom);
+    return total_ <= kRoom;
+  }
+
+ private:
+  static constexpr Bytes kRoom = std::numeric_limits<Bytes>::max() / 4;
+  Bytes total_ = 0;
+};
 
 // Up to kSmallRange slots, on the stack.
 struct SmallList {

@@ -29,11 +29,10 @@ bool CpuArenaPlanner::Impl::RepairSmall(const cpuplan::RangeToPlan& range, cpupl
   // others to place in greedy_by_size's order: larger first, equal sizes in range order.
   out.placement.assign(Slots(), Placement{});
   SmallList slots, held_slots, to_place;  // the range's, the held ones (range order), the others
-  Bytes total = 0;
+  cpuplan::SmallRoom room;
   for (const std::int32_t t : range.tensors) {
     const Bytes size = graph_.tensors[t].bytes;
-    total += std::min(size, cpuplan::kSmallRoom) + std::min(align, cpuplan::kSmallRoom);
-    if (total > cpuplan::kSmallRoom) return false;
+    if (!room.Take(size, align)) return false;
     const auto slot = static_cast<std::uint32_t>(Slot(t));
     slots.Add(slot);
     if (held_slots.size < held && range.holding[held_slots.size] == t) {

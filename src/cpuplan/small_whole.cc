@@ -150,11 +150,10 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
     };
     return cpuplan::TfliteOrderBefore(key(a), key(b));
   };
-  Bytes total = 0;
+  cpuplan::SmallRoom room;
   for (const std::int32_t t : range.tensors) {
     const Bytes size = graph_.tensors[t].bytes;
-    total += std::min(size, cpuplan::kSmallRoom) + std::min(align, cpuplan::kSmallRoom);
-    if (total > cpuplan::kSmallRoom) return false;
+    if (!room.Take(size, align)) return false;
     const auto slot = static_cast<std::uint32_t>(Slot(t));
     out.placement[slot] = {cpuplan::kNoOffset, size, alloc_node_[t], dealloc_node_[t]};
     slots.Add(slot);
