@@ -114,16 +114,63 @@ class SmallBound {
   Step peak_ = -1;
 };
 
-// One candidate's offsets, kept while the other is placed into the same placements.
-struct SmallOffsets {
-  std::array<Bytes, cpuplan::kSmallRange> offset;
+// The two candidates of a small whole plan, placed in turn into the same placements (each
+// tensor's size and lifetime set, `slots` the range's): each order made when its plan is, the
+// first candidate's offsets kept while the second is placed.
+class SmallCandidates {
+ public:
+  SmallCandidates(std::vector<Placement>& placement, const SmallList& slots,
+                  const std::vector<std::int32_t>& tensor_of_slot, Bytes alignment)
+      : placement_(placement),
+        slots_(slots),
+        tensor_of_slot_(tensor_of_slot),
+        alignment_(alignment) {}
 
-  void Save(const std::vector<Placement>& placement, const SmallList& slots) {
-    for (std::size_t i = 0; i < slots.size; ++i) offset[i] = placement[slots.at[i]].offset;
+  // greedy_by_size's plan (larger first, equal sizes in range order); returns its arena.
+  Bytes Greedy() {
+    if (by_size_.size == 0)
+      for (const std::uint32_t slot : slots_)
+        by_size_.Insert(slot, [&](std::uint32_t a, std::uint32_t b) {
+          return placement_[a].size > placement_[b].size;
+        });
+    return cpuplan::PlaceInGaps<FitRule::kSmallestGap>(placement_, {}, by_size_, alignment_);
   }
-  void Restore(std::vector<Placement>& placement, const SmallList& slots) const {
-    for (std::size_t i = 0; i < slots.size; ++i) placement[slots.at[i]].offset = offset[i];
+  // TensorFlow Lite's plan (its order, SimpleMemoryArena's fit); returns its arena.
+  Bytes Tflite() {
+    if (in_tflite_order_.size == 0)
+      for (const std::uint32_t slot : slots_)
+        in_tflite_order_.Insert(slot, [&](std::uint32_t a, std::uint32_t b) {
+          return cpuplan::TfliteOrderBefore(Key(a), Key(b));
+        });
+    return cpuplan::PlaceInGaps<FitRule::kTflite>(placement_, {}, in_tflite_order_, alignment_);
   }
+  // The placement the plan made last tops out with (the first to reach its arena).
+  const Placement& Top() const {
+    std::uint32_t top = slots_.at[0];
+    for (const std::uint32_t s : slots_)
+      if (placement_[s].offset + placement_[s].size > placement_[top].offset + placement_[top].size)
+        top = s;
+    return placement_[top];
+  }
+  void Save() {
+    for (std::size_t i = 0; i < slots_.size; ++i) saved_[i] = placement_[slots_.at[i]].offset;
+  }
+  void Restore() {
+    for (std::size_t i = 0; i < slots_.size; ++i) placement_[slots_.at[i]].offset = saved_[i];
+  }
+
+ private:
+  cpuplan::TfliteOrderKey Key(std::uint32_t slot) const {
+    const Placement& p = placement_[slot];
+    return {p.first == 0 && p.last == cpuplan::kEndOfRun, p.size, p.first, tensor_of_slot_[slot]};
+  }
+
+  std::vector<Placement>& placement_;
+  const SmallList& slots_;
+  const std::vector<std::int32_t>& tensor_of_slot_;
+  Bytes alignment_;
+  SmallList by_size_, in_tflite_order_;
+  std::array<Bytes, cpuplan::kSmallRange> saved_;
 };
 
 }  // namespace
@@ -134,22 +181,9 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
   const std::size_t n = range.tensors.size();
   if (layout_ || !cheap_is_greedy_ || n == 0 || n > cpuplan::kSmallRange) return false;
   const Bytes align = options_.tensor_alignment;
-  // Every tensor without an offset yet, in the range's order (slots), greedy_by_size's order
-  // (larger first, equal sizes in range order) and TensorFlow Lite's.
+  // Every tensor of the range without an offset yet.
   out.placement.assign(Slots(), Placement{});
-  // The two orders are made when their plans are.
-  SmallList slots, in_tflite_order, by_size;
-  const auto larger = [&](std::uint32_t a, std::uint32_t b) {
-    return out.placement[a].size > out.placement[b].size;
-  };
-  const auto tflite_before = [&](std::uint32_t a, std::uint32_t b) {
-    const auto key = [&](std::uint32_t s) {
-      const Placement& p = out.placement[s];
-      return cpuplan::TfliteOrderKey{p.first == 0 && p.last == cpuplan::kEndOfRun, p.size, p.first,
-                                     tensor_of_slot_[s]};
-    };
-    return cpuplan::TfliteOrderBefore(key(a), key(b));
-  };
+  SmallList slots;
   cpuplan::SmallRoom room;
   for (const std::int32_t t : range.tensors) {
     const Bytes size = graph_.tensors[t].bytes;
@@ -158,63 +192,48 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
     out.placement[slot] = {cpuplan::kNoOffset, size, alloc_node_[t], dealloc_node_[t]};
     slots.Add(slot);
   }
-  const auto greedy = [&] {
-    if (by_size.size == 0)
-      for (const std::uint32_t slot : slots) by_size.Insert(slot, larger);
-    return cpuplan::PlaceInGaps<FitRule::kSmallestGap>(out.placement, {}, by_size, align);
-  };
-  const auto tflite = [&] {
-    if (in_tflite_order.size == 0)
-      for (const std::uint32_t slot : slots) in_tflite_order.Insert(slot, tflite_before);
-    return cpuplan::PlaceInGaps<FitRule::kTflite>(out.placement, {}, in_tflite_order, align);
+  SmallCandidates plans(out.placement, slots, tensor_of_slot_, align);
+  SmallBound bound(out.placement, slots, align, before ? before->peak_step : -1);
+  const auto guess_from_top = [&] {
+    const Placement& top = plans.Top();
+    bound.GuessIfNone(top.first, RecordLast(top.first, top.last));
   };
   // PlaceFromNothing's choice, on the placements (its comments say why each step is there).
   const bool replan = before != nullptr;
   const double slack = replan ? options_.replan_good_enough : options_.good_enough;
   const bool was_at_bound = cheap_at_bound_;
   const std::uint32_t was_skipped = cheap_skipped_;
-  SmallBound bound(out.placement, slots, align, before ? before->peak_step : -1);
-  const auto guess_from_top = [&] {
-    std::uint32_t top = slots.at[0];
-    for (const std::uint32_t s : slots)
-      if (out.placement[s].offset + out.placement[s].size >
-          out.placement[top].offset + out.placement[top].size)
-        top = s;
-    const Placement& p = out.placement[top];
-    bound.GuessIfNone(p.first, RecordLast(p.first, p.last));
-  };
-  SmallOffsets other;
   Bytes high = 0;
   std::string_view name;
   if (!replan || cheap_at_bound_) {
-    high = greedy();
+    high = plans.Greedy();
     name = "greedy_by_size";
     guess_from_top();
     cheap_at_bound_ = bound.Reaches(high);
     if (!cheap_at_bound_) {
-      other.Save(out.placement, slots);
+      plans.Save();
       out.tflite_candidate = true;
-      if (const Bytes theirs = tflite(); theirs <= high) {
+      if (const Bytes theirs = plans.Tflite(); theirs <= high) {
         high = theirs;
         name = "tflite_cpu";
       } else {
-        other.Restore(out.placement, slots);
+        plans.Restore();
       }
     }
   } else {
-    high = tflite();
+    high = plans.Tflite();
     name = "tflite_cpu";
     out.tflite_candidate = true;
     guess_from_top();
     if ((++cheap_skipped_ % cpuplan::kRecheck == 0 || !bound.Within(high, slack)) &&
         !bound.Reaches(high)) {
-      other.Save(out.placement, slots);
-      if (const Bytes ours = greedy(); ours < high) {
+      plans.Save();
+      if (const Bytes ours = plans.Greedy(); ours < high) {
         high = ours;
         name = "greedy_by_size";
         cheap_at_bound_ = bound.Reaches(high);
       } else {
-        other.Restore(out.placement, slots);
+        plans.Restore();
       }
     }
   }
