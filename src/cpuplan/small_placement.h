@@ -127,12 +127,14 @@ Bytes PlaceInGaps(std::vector<Placement>& placement, std::span<const std::uint32
   return high;
 }
 
-// The highest end among the placements of `slots`.
-inline Bytes TopAmong(const std::vector<Placement>& placement, const SmallList& slots) {
-  Bytes high = 0;
-  for (const std::uint32_t slot : slots)
-    high = std::max(high, placement[slot].offset + placement[slot].size);
-  return high;
+// The placement among those of `slots` (at least one) with the highest end, the first to
+// reach it: its end is their arena.
+inline const Placement& TopAmong(const std::vector<Placement>& placement, const SmallList& slots) {
+  std::uint32_t top = slots.at[0];
+  for (const std::uint32_t s : slots)
+    if (placement[s].offset + placement[s].size > placement[top].offset + placement[top].size)
+      top = s;
+  return placement[top];
 }
 
 }  // namespace memplan::cpuplan

@@ -47,7 +47,8 @@ bool CpuArenaPlanner::Impl::RepairSmall(const cpuplan::RangeToPlan& range, cpupl
   }
   cpuplan::PlaceInGaps<cpuplan::FitRule::kSmallestGap>(out.placement, held_slots.span(), to_place,
                                                        align);
-  const Bytes high = cpuplan::TopAmong(out.placement, slots);
+  const Placement& top = cpuplan::TopAmong(out.placement, slots);
+  const Bytes high = top.offset + top.size;
   if (!SmallRepairAtBound(out.placement, slots.span(), high, before->peak_step, to_place.span(),
                           out))
     return false;

@@ -22,12 +22,13 @@ using cpuplan::SmallList;
 
 namespace {
 
-// The lower bound of a small range's placements, asked only as far as a decision needs: the
-// bytes alive at the node where the layout before met its bound (one pass, a lower bound;
-// without one, the first and last node of the tensor that tops the first plan made, alive
-// there with everything it was placed above), then at every node where a tensor arrives - the most
-// bytes alive are at one of them, as a departure takes its aligned size off and at most its padding
-// back - which is the bound itself (cpuplan::SweepLowerBound's, reached first at the same node).
+// The lower bound of a small range's placements, asked only as far as a decision needs:
+// first the bytes alive at the node where the layout before met its bound (one pass, a lower
+// bound; without such a node, at the first and last node of the tensor that tops the first
+// plan made, alive there with everything placed below it), then at every node where a tensor
+// arrives. The most bytes alive are at one of those, as a departure takes its aligned size off
+// and at most its padding back: that is the bound itself (cpuplan::SweepLowerBound's, reached
+// first at the same node).
 class SmallBound {
  public:
   SmallBound(const std::vector<Placement>& placement, const SmallList& slots, Bytes alignment,
@@ -144,14 +145,6 @@ class SmallCandidates {
         });
     return cpuplan::PlaceInGaps<FitRule::kTflite>(placement_, {}, in_tflite_order_, alignment_);
   }
-  // The placement the plan made last tops out with (the first to reach its arena).
-  const Placement& Top() const {
-    std::uint32_t top = slots_.at[0];
-    for (const std::uint32_t s : slots_)
-      if (placement_[s].offset + placement_[s].size > placement_[top].offset + placement_[top].size)
-        top = s;
-    return placement_[top];
-  }
   void Save() {
     for (std::size_t i = 0; i < slots_.size; ++i) saved_[i] = placement_[slots_.at[i]].offset;
   }
@@ -195,7 +188,7 @@ bool CpuArenaPlanner::Impl::PlanSmallWhole(const cpuplan::RangeToPlan& range,
   SmallCandidates plans(out.placement, slots, tensor_of_slot_, align);
   SmallBound bound(out.placement, slots, align, before ? before->peak_step : -1);
   const auto guess_from_top = [&] {
-    const Placement& top = plans.Top();
+    const Placement& top = cpuplan::TopAmong(out.placement, slots);
     bound.GuessIfNone(top.first, RecordLast(top.first, top.last));
   };
   // PlaceFromNothing's choice, on the placements (its comments say why each step is there).
