@@ -18,7 +18,8 @@
 // call (4 MiB written first, then the resize): what an engine meets when an inference runs
 // between two plans, and closer to what `memplan run` times than the walk above, where the
 // planners' memory stays cached between steps. Cold, a step's time follows the memory it
-// touches, code and data, more than its instructions.
+// touches, code and data, more than its instructions. The *_down walks bring a batch down
+// one at a time: fresh shapes that no earlier layout scales to and no buffer grows for.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -72,12 +73,20 @@ std::filesystem::path SharedModel(const std::string& file) {
   return std::filesystem::path(MEMPLAN_SHARED_DIR) / "models" / file;
 }
 
-// A .tflite model of ../shared whose batch is open, over `memplan run --resize batch=...`'s
-// values in issue 32.
-std::optional<Walk> TfliteBatchWalk(const std::string& file) {
+// The batch of issue 32's `memplan run --resize batch=...`: doublings and back, so every
+// fresh shape but the last is a whole multiple of one seen before.
+const std::vector<std::int64_t> kBatches = {1, 2, 4, 8, 16, 8, 4, 1, 3};
+// A batch coming down one at a time: every step a fresh shape that no layout before scales
+// to by a whole ratio (15/16, 14/15, ...) and no buffer grows for - the planners' own work
+// on a new shape, as an engine meets it for each new length of a speech or language model.
+const std::vector<std::int64_t> kBatchesDown = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5};
+
+// A .tflite model of ../shared whose batch is open, over `values`.
+std::optional<Walk> TfliteBatchWalk(const std::string& file,
+                                    const std::vector<std::int64_t>& values = kBatches) {
   const std::filesystem::path model = SharedModel(file);
   if (!std::filesystem::exists(model)) return std::nullopt;
-  return WalkOf(file, {1, 2, 4, 8, 16, 8, 4, 1, 3}, [&](std::int64_t batch) {
+  return WalkOf(file, values, [&](std::int64_t batch) {
     LoadOptions load;
     load.dims = {{"batch", batch}};
     return CpuGraphOf(*LoadWorkload(model.string(), load).graph);
@@ -135,6 +144,10 @@ const std::optional<Walk>& CachedWalk(const std::string& name) {
   if (name == "resnet8_int8") w = TfliteBatchWalk("tinymlperf_resnet8_cifar10_int8.tflite");
   if (name == "ad01") w = TfliteBatchWalk("tinymlperf_ad01_autoencoder_float.tflite");
   if (name == "hello_world") w = TfliteBatchWalk("hello_world_float.tflite");
+  if (name == "kws_down") w = TfliteBatchWalk("tinymlperf_kws_dscnn_float.tflite", kBatchesDown);
+  if (name == "vww_down") w = TfliteBatchWalk("tinymlperf_vww_96_float.tflite", kBatchesDown);
+  if (name == "resnet8_down")
+    w = TfliteBatchWalk("tinymlperf_resnet8_cifar10_float.tflite", kBatchesDown);
   return walks.emplace(name, std::move(w)).first->second;
 }
 
@@ -189,8 +202,16 @@ struct Samples {
 // Writes a byte of every 64-byte line of 4 MiB, as an inference of a model of a few MiB of
 // weights and activations would: more than a core's level-2 cache (1 MiB on the shared
 // machine), so the next call finds little of its own there; the shared level 3 keeps most.
+// MEMPLAN_REPLAN_EVICT_MIB sets the size: 64 passes the level 3 too (32 MiB on the shared
+// machine), so every line a planner touches, code or data, comes from memory.
+std::size_t EvictBytes() {
+  const char* text = std::getenv("MEMPLAN_REPLAN_EVICT_MIB");
+  const long mib = text ? std::atol(text) : 4;
+  return static_cast<std::size_t>(std::max(1L, mib)) << 20;
+}
+
 void EvictCaches() {
-  static std::vector<unsigned char> buffer(std::size_t{4} << 20);
+  static std::vector<unsigned char> buffer(EvictBytes());
   for (std::size_t i = 0; i < buffer.size(); i += 64)
     buffer[i] = static_cast<unsigned char>(buffer[i] + 1);
   benchmark::DoNotOptimize(buffer.data());
@@ -364,6 +385,15 @@ BENCHMARK_CAPTURE(BM_AgainstTflite, ad01_autoencoder_batch, std::string("ad01"))
 BENCHMARK_CAPTURE(BM_AgainstTflite, hello_world_batch, std::string("hello_world"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTflite, kws_dscnn_batch_down, std::string("kws_down"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTflite, vww_96_batch_down, std::string("vww_down"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTflite, resnet8_batch_down, std::string("resnet8_down"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_CAPTURE(BM_AgainstTflite, lfm2_sequence_length, std::string("lfm2"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
@@ -390,6 +420,15 @@ BENCHMARK_CAPTURE(BM_AgainstTfliteCold, ad01_autoencoder_batch, std::string("ad0
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_AgainstTfliteCold, hello_world_batch, std::string("hello_world"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTfliteCold, kws_dscnn_batch_down, std::string("kws_down"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTfliteCold, vww_96_batch_down, std::string("vww_down"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AgainstTfliteCold, resnet8_batch_down, std::string("resnet8_down"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_AgainstTfliteCold, lfm2_sequence_length, std::string("lfm2"))
