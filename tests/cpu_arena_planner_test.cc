@@ -363,6 +363,39 @@ TEST(CpuArenaPlanner, AResizeThatScalesEveryTensorAlikeScalesTheLayout) {
   EXPECT_GT(scaled, 0);  // the path is reached
 }
 
+// A ratio that divides - shrinking to 2/3, 3/5, a power of two and an odd factor together
+// (9 -> 12 is 4/3, 12 -> 9 is 3/4) - scales the layout too, where every offset stays whole
+// and aligned: from a layout of 15 times the sizes, each step's offsets are its factor times
+// those of the first plan (the pass over the offsets before the tensors' loop lets them by).
+TEST(CpuArenaPlanner, AResizeByARatioThatDividesScalesWhereTheOffsetsStayWhole) {
+  int scaled = 0;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CpuGraph g = RandomGraph(seed, 30);
+    CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+    planner.PlanAllocations();
+    PlanWhole(planner);
+    const std::vector<std::ptrdiff_t> base = OffsetsByTensor(planner);
+    ScaleAll(planner, g, 15, 1);
+    PlanWhole(planner);
+    if (!planner.last_stats().scaled) continue;
+    for (const Bytes factor : {Bytes{10}, Bytes{6}, Bytes{12}, Bytes{9}, Bytes{3}}) {
+      SCOPED_TRACE("factor " + std::to_string(factor));
+      ScaleAll(planner, g, factor, 1);
+      PlanWhole(planner);
+      ExpectNoOverlap(planner);
+      ExpectAllPlaced(planner);
+      ASSERT_TRUE(planner.last_stats().scaled);
+      ++scaled;
+      const std::vector<std::ptrdiff_t> after = OffsetsByTensor(planner);
+      for (std::size_t t = 0; t < after.size(); ++t)
+        if (base[t] >= 0 && g.tensors[t].type == CpuAllocationType::kArenaRw)
+          EXPECT_EQ(after[t], static_cast<std::ptrdiff_t>(factor) * base[t]) << "tensor " << t;
+    }
+  }
+  EXPECT_GT(scaled, 0);  // the path is reached
+}
+
 // Not scaled: a tensor that did not grow with the others, or a ratio whose offsets would
 // lose their alignment (x 3/2 of a 16-byte multiple may be 8 bytes off); planned as usual.
 TEST(CpuArenaPlanner, AResizeThatDoesNotScaleAlikePlansAsUsual) {

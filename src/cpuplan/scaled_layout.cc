@@ -39,6 +39,53 @@ struct Ratio {
   }
 };
 
+// Whether a multiple of `divisor` is, told by multiplications: the factors of two by a mask,
+// the odd rest by its inverse modulo 2^64 (a multiple of it times the inverse is the exact
+// quotient, at most (2^64 - 1) / odd; any other value maps above: Granlund and Montgomery).
+class MultipleTest {
+ public:
+  explicit MultipleTest(Bytes divisor)
+      : mask_((divisor & (~divisor + 1)) - 1),  // below the lowest set bit
+        odd_(divisor >> __builtin_ctzll(divisor)),
+        limit_(~Bytes{0} / odd_) {
+    inverse_ = odd_;  // right in the 3 low bits (odd * odd = 1 mod 8); each step doubles them
+    for (int i = 0; i < 5; ++i) inverse_ *= 2 - odd_ * inverse_;
+  }
+  bool Divides(Bytes value) const {
+    return (value & mask_) == 0 && (value >> __builtin_ctzll(mask_ + 1)) * inverse_ <= limit_;
+  }
+
+ private:
+  Bytes mask_;
+  Bytes odd_;
+  Bytes limit_;
+  Bytes inverse_ = 1;
+};
+
+// Whether some offset of `before` would lose its alignment scaled: o * num / den is a multiple
+// of the alignment only where o * num is one of den times it. Asked of the offsets alone, in
+// one pass without the tensors' lookups and checks, and only where `before` places as many
+// tensors as the range has: then they are the range's own, or the range has one without a
+// place and is not scaled either. A batch shrinking by one (15/16, 14/15) loses it at the
+// tensor placed highest among small ones - the output, last in the range - and the loop below
+// found that after every other tensor's work.
+bool OffsetsLoseAlignment(const cpuplan::Layout& before, std::size_t range_tensors,
+                          const Ratio& ratio, Bytes align) {
+  Bytes step = 0;
+  if (__builtin_mul_overflow(ratio.den, align, &step)) return false;  // the loop decides
+  const MultipleTest test(step);
+  std::size_t placed = 0;
+  bool lost = false;
+  for (const cpuplan::Placement& p : before.placement)
+    if (p.size > 0) {
+      Bytes product = 0;
+      lost =
+          lost || __builtin_mul_overflow(p.offset, ratio.num, &product) || !test.Divides(product);
+      ++placed;
+    }
+  return lost && placed == range_tensors;
+}
+
 }  // namespace
 
 bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpuplan::Replan& out) {
@@ -54,11 +101,12 @@ bool CpuArenaPlanner::Impl::ScaleLayout(const cpuplan::RangeToPlan& range, cpupl
   const Bytes divisor = std::gcd(graph_.tensors[t0].bytes, p0->size);
   const Ratio ratio{graph_.tensors[t0].bytes / divisor, p0->size / divisor};
   if (ratio.num == ratio.den) return false;  // nothing scaled: what still holds is kept elsewhere
+  const Bytes align = options_.tensor_alignment;
+  if (OffsetsLoseAlignment(*before, range.tensors.size(), ratio, align)) return false;
   // Every placement scaled into the new layout's: the old one, for the same nodes, with its
   // size and offset times the ratio (whole, aligned) and that size the tensor's; with the
   // arena and the bytes alive at the old peak (a lower bound of the new records: an arena
   // that reaches them is at the bound) in the same pass.
-  const Bytes align = options_.tensor_alignment;
   const Step peak = before->peak_step;
   // Validate's room for every arena position: sizes and paddings adding up to more go to the
   // plan that validates its problem and says so.
