@@ -198,20 +198,25 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
   return true;
 }
 
+// A cache hit's lines come first and in a row: the call that follows a change of a cached
+// shape is one lookup, and after an inference each code line it touches is a fetch from
+// memory (issue 32: a hit's time there is the lines it touches). The rest - nothing changed,
+// a miss, persistent tensors, a growth of the buffer - is marked unlikely, so the compiler
+// places it apart, and costs its own call what one more line costs.
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
   const bool unchanged =
       layout_ && version_ == done_version_ && first == done_first_ && last == done_last_;
   // The layout in use before a new one replaces it (moved, not copied: no cost when unchanged):
   // its tensors hold data, which a growth of the buffer keeps where their offsets stay.
   cpuplan::LocalShared<const Layout> before;
-  if (unchanged) {
+  if (unchanged) [[unlikely]] {
     stats_.unchanged = true;
     shadow_.Executed(first, last, logged_shapes_, true);
   } else {
     const cpuplan::LayoutKey key{first, last, first == 0 || !layout_ ? 0 : layout_->id,
                                  shadow_.path()};
     std::uint64_t key_hash = 0;
-    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) {
+    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) [[likely]] {
       // The same range was planned since PlanAllocations: its temporaries have lifetimes.
       before = std::exchange(layout_, cached->layout);
       logged_shapes_ = cached->shapes;
@@ -220,7 +225,8 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     } else {
       before = std::exchange(layout_, PlanAndCache(key, key_hash));
     }
-    if (persistent_tensors_ > 0) PlacePersistentOf(first, last);
+    if (persistent_tensors_ > 0) [[unlikely]]
+      PlacePersistentOf(first, last);
     main_.SetHighWater(layout_->high_water);
     done_version_ = version_;
     done_first_ = first;
@@ -228,13 +234,19 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     last_active_node_ = last;
   }
   // A growth keeps only what must survive, the persistent arena all of it (variables).
-  main_.Commit(main_.WillGrow() ? KeptPrefix(unchanged ? layout_.get() : before.get(), *layout_)
-                                : 0);
+  if (main_.WillGrow()) [[unlikely]]
+    GrowMain(unchanged ? layout_.get() : before.get());
+  else
+    main_.Commit(0);
   persistent_.Commit(cpuplan::kKeepAll);
   stats_.buffer_bytes_copied = main_.bytes_copied();
   has_non_persistent_memory_ = true;
   stats_.planned_bytes = layout_->high_water;
   stats_.tflite_check = layout_->check;
+}
+
+void CpuArenaPlanner::Impl::GrowMain(const Layout* before) {
+  main_.Commit(KeptPrefix(before, *layout_));
 }
 
 cpuplan::LocalShared<const Layout> CpuArenaPlanner::Impl::PlanAndCache(

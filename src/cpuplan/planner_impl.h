@@ -145,6 +145,10 @@ class CpuArenaPlanner::Impl {
   // planned (PlanLayout) and cached; returns it.
   cpuplan::LocalShared<const cpuplan::Layout> PlanAndCache(const cpuplan::LayoutKey& key,
                                                            std::uint64_t key_hash);
+  // The main arena's buffer grown to the layout in use, keeping what the layout `before` (the
+  // one used before this call; nullptr after a reset) placed where it stays. Out of line:
+  // most calls do not grow it (ExecuteMemplan).
+  void GrowMain(const cpuplan::Layout* before);
   // The range's persistent tensors placed in TensorFlow Lite's order.
   void PlacePersistentOf(std::int32_t first, std::int32_t last);
   void ResetAfterMemplan(std::int32_t node);
