@@ -440,6 +440,54 @@ TEST(CpuArenaPlanner, RepeatedShapeIsACacheHitAndNoChangeIsALookup) {
   ExpectAllPlaced(planner);
 }
 
+// The shape a layout is cached under is that of the tensors that have been in an arena: a
+// weight or a dynamic tensor resized in between leaves a cached shape a hit; a tensor made
+// dynamic is a new shape (and gets no place), and one that joins the arena for the first time
+// makes every shape before it different.
+TEST(CpuArenaPlanner, OnlyTheArenasTensorsMakeTheShapeACachedLayoutIsFoundBy) {
+  CpuGraph g = RandomGraph(5, 20);
+  const std::int32_t weight = g.nodes[3].inputs[0];
+  const std::int32_t later = g.nodes[7].outputs[0];
+  g.tensors[static_cast<std::size_t>(weight)].type = CpuAllocationType::kMmapRo;
+  g.tensors[static_cast<std::size_t>(later)].type = CpuAllocationType::kDynamic;
+  CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+  planner.PlanAllocations();
+  const Bytes first = PlanWhole(planner);
+  ScaleAll(planner, g, 2, 1);
+  PlanWhole(planner);
+  ScaleAll(planner, g, 1, 1);
+  planner.ResizeTensor(weight, 4096);  // outside every arena: not part of the shape
+  planner.ResizeTensor(later, 8192);
+  EXPECT_EQ(PlanWhole(planner), first);
+  EXPECT_TRUE(planner.last_stats().cache_hit);
+
+  const std::int32_t made_dynamic = g.nodes[10].outputs[0];
+  planner.SetAllocationType(made_dynamic, CpuAllocationType::kDynamic);
+  PlanWhole(planner);
+  EXPECT_FALSE(planner.last_stats().cache_hit);
+  EXPECT_EQ(planner.TensorData(made_dynamic), nullptr);
+  ExpectNoOverlap(planner);
+  ExpectAllPlaced(planner);
+  planner.SetAllocationType(made_dynamic, CpuAllocationType::kArenaRw);
+  EXPECT_EQ(PlanWhole(planner), first);
+  EXPECT_TRUE(planner.last_stats().cache_hit);
+
+  // Into the arena at the size it had as a dynamic tensor, then back out: neither shape is
+  // one cached before it joined.
+  planner.SetAllocationType(later, CpuAllocationType::kArenaRw);
+  PlanWhole(planner);
+  EXPECT_FALSE(planner.last_stats().cache_hit);
+  EXPECT_NE(planner.TensorData(later), nullptr);
+  ExpectNoOverlap(planner);
+  ExpectAllPlaced(planner);
+  planner.SetAllocationType(later, CpuAllocationType::kDynamic);
+  PlanWhole(planner);
+  EXPECT_FALSE(planner.last_stats().cache_hit);
+  EXPECT_EQ(planner.TensorData(later), nullptr);
+  ExpectNoOverlap(planner);
+  ExpectAllPlaced(planner);
+}
+
 // A temporary's lifetime is its node's, assigned once per node; a graph that moves the
 // temporary to another node gets it assigned again (the ranges executed one by one, then
 // the whole graph after ReplaceGraph), in both modes alike.

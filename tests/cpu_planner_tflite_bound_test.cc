@@ -3,8 +3,9 @@
 // temporaries, in-place bits, persistent and dynamic tensors) driven through random call
 // sequences (sizes growing and shrinking and coming back, whole plans, node ranges in
 // pieces, resets after a node, grows without a reset, release and acquire, new
-// PlanAllocations) by a memplan-mode and a tflite_cpu-mode planner side by side. Also: the
-// O(n + steps) lower bound the memplan mode uses equals OffsetsLowerBound.
+// PlanAllocations, a tensor made dynamic or put back in the arena) by a memplan-mode and a
+// tflite_cpu-mode planner side by side. Also: the O(n + steps) lower bound the memplan mode uses
+// equals OffsetsLowerBound.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -141,6 +142,18 @@ class SideBySide {
       tflite_->ResizeTensor(static_cast<std::int32_t>(t), bytes);
     }
   }
+  // A kernel's Prepare makes an output dynamic (or the engine puts one back in the arena).
+  void ToggleDynamic() {
+    const auto t = static_cast<std::int32_t>(rng_() % g_.tensors.size());
+    const CpuAllocationType now = ours_->graph().tensors[static_cast<std::size_t>(t)].type;
+    if (now == CpuAllocationType::kArenaRwPersistent) return;
+    const CpuAllocationType type = now == CpuAllocationType::kDynamic ? CpuAllocationType::kArenaRw
+                                                                      : CpuAllocationType::kDynamic;
+    Log("SetAllocationType(" + std::to_string(t) + ", " + std::to_string(static_cast<int>(type)) +
+        ")");
+    ours_->SetAllocationType(t, type);
+    tflite_->SetAllocationType(t, type);
+  }
   void ReleaseAcquire() {
     Log("Release + Acquire");
     ours_->ReleaseNonPersistentMemory();
@@ -229,7 +242,7 @@ void RunSequences(Bytes alignment, Tally& tally) {
     both.PlanAllocations();
     both.ExecuteInPieces(0);
     for (int call = 0; call < 40 && !::testing::Test::HasFailure(); ++call) {
-      switch (rng() % 8) {
+      switch (rng() % 9) {
         case 0:  // a resize that reaches node 0: everything again
         case 1:
           both.Resize(1 + rng() % 6);
@@ -256,6 +269,11 @@ void RunSequences(Bytes alignment, Tally& tally) {
         case 6:  // the engine plans again (its graph unchanged, the shapes as they are)
           both.Resize(rng() % 3);
           both.PlanAllocations();
+          both.ExecuteInPieces(0);
+          break;
+        case 7:  // a tensor leaves the arena (or comes back), then everything again
+          both.ToggleDynamic();
+          both.Reset();
           both.ExecuteInPieces(0);
           break;
         default:  // back to an earlier shape, whole

@@ -66,7 +66,8 @@ void CpuArenaPlanner::Impl::GrowTables() {
     shadow_.Reserve(n);
     bound_records_.reserve(n);
   }
-  signature_.Reset(graph_.tensors);
+  signed_tensors_.Reset(graph_.tensors);
+  signature_.Reset(graph_.tensors, signed_tensors_);
   persistent_tensors_ = static_cast<std::size_t>(std::count_if(
       graph_.tensors.begin(), graph_.tensors.end(),
       [](const CpuTensor& t) { return t.type == CpuAllocationType::kArenaRwPersistent; }));
@@ -199,7 +200,11 @@ void CpuArenaPlanner::Impl::ResizeTensor(std::int32_t tensor, Bytes bytes) {
   CpuTensor& t = graph_.tensors[tensor];
   if (t.bytes == bytes) return;
   t.bytes = bytes;
-  signature_.Set(static_cast<std::size_t>(tensor), bytes, t.type);
+  // A tensor never in an arena is in no plan: its bytes are not signed (its version still
+  // bumps: the next call finds the same shapes in the cache).
+  if (const std::int32_t entry = signed_tensors_.entry(static_cast<std::size_t>(tensor));
+      entry >= 0)
+    signature_.Set(static_cast<std::size_t>(entry), bytes, t.type);
   ++version_;
 }
 
@@ -213,7 +218,13 @@ void CpuArenaPlanner::Impl::SetAllocationType(std::int32_t tensor, CpuAllocation
   if (type == CpuAllocationType::kArenaRw && options_.mode == CpuPlannerMode::kMemplan &&
       slot_of_[static_cast<std::size_t>(tensor)] < 0)
     AddSlot(tensor);
-  signature_.Set(static_cast<std::size_t>(tensor), t.bytes, type);
+  const std::int32_t entry = signed_tensors_.entry(static_cast<std::size_t>(tensor));
+  if (entry >= 0)
+    signature_.Set(static_cast<std::size_t>(entry), t.bytes, type);
+  else if (cpuplan::SignedTensors::InArena(type)) {  // its first time in an arena
+    signed_tensors_.Add(static_cast<std::size_t>(tensor));
+    signature_.Append(t.bytes, type);
+  }
   ++version_;
 }
 

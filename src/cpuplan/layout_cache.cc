@@ -6,29 +6,53 @@
 
 namespace memplan::cpuplan {
 
-std::uint64_t ShapeSignature::Term(std::size_t tensor, Bytes bytes, std::uint8_t type) {
-  return Mix(Mix(tensor) ^ Mix(bytes + 0x51ULL) ^ (std::uint64_t{type} << 56));
+void SignedTensors::Reset(const std::vector<CpuTensor>& tensors) {
+  entry_.assign(tensors.size(), -1);
+  tensor_.clear();
+  for (std::size_t t = 0; t < tensors.size(); ++t)
+    if (InArena(tensors[t].type)) Add(t);
 }
 
-void ShapeSignature::Reset(const std::vector<CpuTensor>& tensors) {
-  size_ = tensors.size();
+std::int32_t SignedTensors::Add(std::size_t tensor) {
+  entry_[tensor] = static_cast<std::int32_t>(tensor_.size());
+  tensor_.push_back(static_cast<std::int32_t>(tensor));
+  return entry_[tensor];
+}
+
+std::uint64_t ShapeSignature::Term(std::size_t entry, Bytes bytes, std::uint8_t type) {
+  return Mix(Mix(entry) ^ Mix(bytes + 0x51ULL) ^ (std::uint64_t{type} << 56));
+}
+
+void ShapeSignature::Clear(std::size_t size) {
+  size_ = size;
   words_.assign(size_ + (size_ + 7) / 8, 0);
   hash_ = 0;
-  std::uint8_t* types = Types();
-  for (std::size_t t = 0; t < size_; ++t) {
-    words_[t] = tensors[t].bytes;
-    types[t] = static_cast<std::uint8_t>(tensors[t].type);
-    hash_ += Term(t, words_[t], types[t]);
+}
+
+void ShapeSignature::Reset(const std::vector<CpuTensor>& tensors,
+                           const SignedTensors& signed_tensors) {
+  Clear(signed_tensors.size());
+  for (std::size_t e = 0; e < size_; ++e) {
+    const CpuTensor& t = tensors[signed_tensors.tensor(e)];
+    Set(e, t.bytes, t.type);
   }
 }
 
-void ShapeSignature::Set(std::size_t tensor, Bytes bytes, CpuAllocationType type) {
+void ShapeSignature::Set(std::size_t entry, Bytes bytes, CpuAllocationType type) {
   const auto code = static_cast<std::uint8_t>(type);
   std::uint8_t* types = Types();
-  hash_ -= Term(tensor, words_[tensor], types[tensor]);
-  words_[tensor] = bytes;
-  types[tensor] = code;
-  hash_ += Term(tensor, bytes, code);
+  hash_ -= Term(entry, words_[entry], types[entry]);
+  words_[entry] = bytes;
+  types[entry] = code;
+  hash_ += Term(entry, bytes, code);
+}
+
+void ShapeSignature::Append(Bytes bytes, CpuAllocationType type) {
+  // The types move behind one more word: made again (a tensor joins the arena seldom).
+  ShapeSignature before = *this;
+  Clear(before.size_ + 1);
+  for (std::size_t e = 0; e < before.size_; ++e) Set(e, before.bytes(e), before.type(e));
+  Set(before.size_, bytes, type);
 }
 
 bool ShapeSignature::operator==(const ShapeSignature& other) const {

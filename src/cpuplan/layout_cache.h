@@ -1,8 +1,9 @@
 #pragma once
 // kMemplan's layouts and their cache. A layout is one main-arena plan: a placement per
 // tensor. Layouts are immutable and shared, so switching to a cached one costs a pointer.
-// The cache is keyed by the shape signature: every tensor's bytes and allocation type,
-// with a hash kept up to date as tensors are resized (docs/cpu-planner.md).
+// The cache is keyed by the shape signature: the bytes and allocation type of every tensor
+// that has been in an arena, with a hash kept up to date as tensors are resized
+// (docs/cpu-planner.md).
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,24 +13,52 @@
 
 namespace memplan::cpuplan {
 
-// Every tensor's bytes and type, and a hash of them updated in O(1) per change. Both live in
-// one array (the bytes, then the types packed eight to a word): a copy for the cache is one
-// allocation and its comparison one memcmp.
-class ShapeSignature {
+// The tensors a shape signature holds: those of an arena type (main or persistent) at any
+// time since the tables were made, in the order each first had one - the only tensors whose
+// bytes a plan reads. A model's weights, most of its tensors, are left out, so a cache hit
+// compares a fraction of the words (issue 32: after an inference each one is a fetch).
+// Entries are only added - a tensor that leaves the arena keeps its own - so a signature
+// made before an addition differs in size from every one made after.
+class SignedTensors {
  public:
   void Reset(const std::vector<CpuTensor>& tensors);
-  void Set(std::size_t tensor, Bytes bytes, CpuAllocationType type);
+  // The entry of `tensor`, or -1 where it never had an arena type.
+  std::int32_t entry(std::size_t tensor) const { return entry_[tensor]; }
+  // Gives `tensor` (without an entry) the next one; returns it.
+  std::int32_t Add(std::size_t tensor);
+  std::size_t size() const { return tensor_.size(); }
+  std::size_t tensor(std::size_t entry) const { return static_cast<std::size_t>(tensor_[entry]); }
+  static bool InArena(CpuAllocationType type) {
+    return type == CpuAllocationType::kArenaRw || type == CpuAllocationType::kArenaRwPersistent;
+  }
+
+ private:
+  std::vector<std::int32_t> entry_;   // per tensor
+  std::vector<std::int32_t> tensor_;  // per entry
+};
+
+// The signed tensors' bytes and types, and a hash of them updated in O(1) per change. Both
+// live in one array (the bytes, then the types packed eight to a word): a copy for the cache
+// is one allocation and its comparison one memcmp.
+class ShapeSignature {
+ public:
+  void Reset(const std::vector<CpuTensor>& tensors, const SignedTensors& signed_tensors);
+  void Set(std::size_t entry, Bytes bytes, CpuAllocationType type);
+  // A new last entry (SignedTensors::Add).
+  void Append(Bytes bytes, CpuAllocationType type);
   std::uint64_t hash() const { return hash_; }
   std::size_t size() const { return size_; }
-  Bytes bytes(std::size_t tensor) const { return words_[tensor]; }
-  CpuAllocationType type(std::size_t tensor) const {
-    return static_cast<CpuAllocationType>(Types()[tensor]);
+  Bytes bytes(std::size_t entry) const { return words_[entry]; }
+  CpuAllocationType type(std::size_t entry) const {
+    return static_cast<CpuAllocationType>(Types()[entry]);
   }
   bool operator==(const ShapeSignature& other) const;
 
  private:
-  static std::uint64_t Term(std::size_t tensor, Bytes bytes, std::uint8_t type);
-  // The types, a byte per tensor, in the words after the bytes (bytes may alias any object).
+  static std::uint64_t Term(std::size_t entry, Bytes bytes, std::uint8_t type);
+  // Room for `size` entries, every one 0 (the hash too).
+  void Clear(std::size_t size);
+  // The types, a byte per entry, in the words after the bytes (bytes may alias any object).
   std::uint8_t* Types() { return reinterpret_cast<std::uint8_t*>(words_.data() + size_); }
   const std::uint8_t* Types() const {
     return reinterpret_cast<const std::uint8_t*>(words_.data() + size_);

@@ -746,7 +746,7 @@ void CpuArenaPlanner::Impl::CheckAgainstTflite(Layout& layout, bool tflite_was_c
     layout.check = CpuTfliteCheck::kTfliteCandidate;
     return;
   }
-  const Impl* tflite = shadow_.CatchUp(graph_, options_);
+  const Impl* tflite = shadow_.CatchUp(graph_, options_, signed_tensors_);
   if (!tflite) {
     layout.check = CpuTfliteCheck::kNone;
     return;

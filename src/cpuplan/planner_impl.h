@@ -92,6 +92,7 @@ class CpuArenaPlanner::Impl {
   // the shape signature and the cache (memplan_mode.cc).
   cpuplan::LocalShared<const cpuplan::Layout> layout_;
   cpuplan::LocalShared<const cpuplan::Layout> hint_;
+  cpuplan::SignedTensors signed_tensors_;  // the tensors signature_ holds
   cpuplan::ShapeSignature signature_;
   cpuplan::LayoutCache cache_;
   std::uint64_t version_ = 1;       // bumped by every change that can alter a plan

@@ -111,7 +111,7 @@ void CpuArenaPlanner::Impl::PlanAllocations() {
   if (options_.mode == CpuPlannerMode::kMemplan) {
     // The first ExecuteAllocations usually sees these shapes too: it logs the same copy.
     logged_shapes_ = cpuplan::MakeLocalShared<const cpuplan::ShapeSignature>(signature_);
-    shadow_.Planned(logged_shapes_);
+    shadow_.Planned(graph_.tensors);
   }
   ++version_;
 }

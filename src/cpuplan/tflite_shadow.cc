@@ -11,13 +11,14 @@ TfliteShadow::~TfliteShadow() = default;
 
 void TfliteShadow::Reserve(std::size_t tensors) {
   dropped_in_.reserve(tensors);
+  plan_tensors_.reserve(tensors);
   log_.reserve(8);
 }
 
-void TfliteShadow::Planned(LocalShared<const ShapeSignature> shapes) {
-  dropped_in_.assign(shapes->size(), 0);
+void TfliteShadow::Planned(const std::vector<CpuTensor>& tensors) {
+  dropped_in_.assign(tensors.size(), 0);
   drops_ = 0;
-  plan_shapes_ = std::move(shapes);
+  plan_tensors_.assign(tensors.begin(), tensors.end());
   ++generation_;
   ready_ = true;
   log_.clear();
@@ -62,18 +63,27 @@ void TfliteShadow::Dropped(std::size_t tensor) {
   ++drops_;
 }
 
-void TfliteShadow::ApplyShapes(const ShapeSignature& shapes) {
-  const CpuGraph& g = replay_->graph_;
-  for (std::size_t t = 0; t < shapes.size() && t < g.tensors.size(); ++t) {
-    const auto i = static_cast<std::int32_t>(t);
-    const CpuAllocationType type = shapes.type(t);
-    if (g.tensors[t].type != type) replay_->SetAllocationType(i, type);
-    if (g.tensors[t].bytes != shapes.bytes(t)) replay_->ResizeTensor(i, shapes.bytes(t));
-  }
+void TfliteShadow::ApplyTensor(std::size_t tensor, Bytes bytes, CpuAllocationType type) {
+  const CpuTensor& now = replay_->graph_.tensors[tensor];
+  const auto i = static_cast<std::int32_t>(tensor);
+  if (now.type != type) replay_->SetAllocationType(i, type);
+  if (now.bytes != bytes) replay_->ResizeTensor(i, bytes);
+}
+
+void TfliteShadow::ApplyShapes(const ShapeSignature& shapes, const SignedTensors& signed_tensors) {
+  // The signed tensors past these shapes' end joined an arena since they were logged: in
+  // none before, they are in none in the replay planner either, which applies the log in
+  // order from PlanAllocations' tensors (the join falls in the epoch being replayed, whose
+  // earlier calls the planner has not passed).
+  const std::size_t tensors = replay_->graph_.tensors.size();
+  for (std::size_t e = 0; e < shapes.size() && e < signed_tensors.size(); ++e)
+    if (const std::size_t t = signed_tensors.tensor(e); t < tensors)
+      ApplyTensor(t, shapes.bytes(e), shapes.type(e));
 }
 
 const CpuArenaPlanner::Impl* TfliteShadow::CatchUp(const CpuGraph& graph,
-                                                   const CpuPlannerOptions& options) {
+                                                   const CpuPlannerOptions& options,
+                                                   const SignedTensors& signed_tensors) {
   if (!ready_) return nullptr;
   bool restarted = false;
   if (!replay_ || replay_generation_ != generation_) {
@@ -84,7 +94,8 @@ const CpuArenaPlanner::Impl* TfliteShadow::CatchUp(const CpuGraph& graph,
     o.cache_capacity = 0;
     replay_ = std::make_unique<CpuArenaPlanner::Impl>(graph, std::move(o));
     replay_->plan_only_ = true;
-    ApplyShapes(*plan_shapes_);
+    for (std::size_t t = 0; t < plan_tensors_.size() && t < graph.tensors.size(); ++t)
+      ApplyTensor(t, plan_tensors_[t].bytes, plan_tensors_[t].type);
     replay_->PlanAllocations();
     replay_generation_ = generation_;
     restarted = true;
@@ -103,7 +114,7 @@ const CpuArenaPlanner::Impl* TfliteShadow::CatchUp(const CpuGraph& graph,
   for (; applied_ < log_.size(); ++applied_) {
     const Entry& e = log_[applied_];
     if (e.execute) {
-      ApplyShapes(*e.shapes);
+      ApplyShapes(*e.shapes, signed_tensors);
       replay_->ExecuteAllocations(e.first, e.last);
     } else {
       replay_->ResetAllocationsAfter(e.first);

@@ -24,8 +24,10 @@ class TfliteShadow {
 
   // Room for a graph of `tensors` tensors and a few calls, taken with the graph.
   void Reserve(std::size_t tensors);
-  // PlanAllocations with these shapes: a new generation, nothing logged.
-  void Planned(LocalShared<const ShapeSignature> shapes);
+  // PlanAllocations with these tensors: a new generation, nothing logged. Every tensor's bytes
+  // and type are kept (the signatures hold the arena's only): a replay's lifetimes come from
+  // them, as TensorFlow Lite's planner computed its own from the same graph.
+  void Planned(const std::vector<CpuTensor>& tensors);
   // ResetAllocations: the log starts again (the replay planner resets when next used).
   void Reset();
   // ExecuteAllocations(first, last) with these shapes. A call repeated with nothing changed
@@ -46,9 +48,10 @@ class TfliteShadow {
   // TensorFlow Lite's planner is in the same state (the layout cache keys on it).
   std::uint64_t path() const { return path_; }
 
-  // TensorFlow Lite's planner after the logged calls, brought up to date; nullptr after
-  // ReplaceGraph until the next PlanAllocations.
-  const CpuArenaPlanner::Impl* CatchUp(const CpuGraph& graph, const CpuPlannerOptions& options);
+  // TensorFlow Lite's planner after the logged calls, brought up to date (the shapes' entries
+  // are `signed_tensors`'); nullptr after ReplaceGraph until the next PlanAllocations.
+  const CpuArenaPlanner::Impl* CatchUp(const CpuGraph& graph, const CpuPlannerOptions& options,
+                                       const SignedTensors& signed_tensors);
 
  private:
   struct Entry {
@@ -58,10 +61,12 @@ class TfliteShadow {
     LocalShared<const ShapeSignature> shapes;
     bool repeated = false;  // an unchanged call logged a second time
   };
-  void ApplyShapes(const ShapeSignature& shapes);
+  // The replay planner's tensor given these bytes and type (where they differ).
+  void ApplyTensor(std::size_t tensor, Bytes bytes, CpuAllocationType type);
+  void ApplyShapes(const ShapeSignature& shapes, const SignedTensors& signed_tensors);
 
   std::unique_ptr<CpuArenaPlanner::Impl> replay_;
-  LocalShared<const ShapeSignature> plan_shapes_;
+  std::vector<CpuTensor> plan_tensors_;  // at the last PlanAllocations
   std::vector<Entry> log_;
   std::vector<std::uint64_t> dropped_in_;  // per tensor: the epoch + 1 it was dropped in, or 0
   std::size_t drops_ = 0;
