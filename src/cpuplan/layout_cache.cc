@@ -2,7 +2,6 @@
 #include "src/cpuplan/layout_cache.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace memplan::cpuplan {
 
@@ -55,13 +54,6 @@ void ShapeSignature::Append(Bytes bytes, CpuAllocationType type) {
   Set(before.size_, bytes, type);
 }
 
-bool ShapeSignature::operator==(const ShapeSignature& other) const {
-  // One byte-wise comparison of a plain array (the unused type bytes stay 0): the whole
-  // signature in well under a microsecond for a thousand tensors.
-  return hash_ == other.hash_ && size_ == other.size_ &&
-         std::memcmp(words_.data(), other.words_.data(), words_.size() * sizeof(Bytes)) == 0;
-}
-
 LayoutCache::LayoutCache(std::size_t capacity) : capacity_(capacity) {
   hashes_.reserve(std::min<std::size_t>(capacity_, 16));
   entries_.reserve(std::min<std::size_t>(capacity_, 16));
@@ -76,15 +68,6 @@ void LayoutCache::Clear() {
   hashes_.clear();
   entries_.clear();
   next_ = 0;
-}
-
-std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shapes) {
-  // One mix of the range and one of everything: a lookup per call should cost little; the
-  // entry's key and shapes are compared in full on a match.
-  const std::uint64_t range =
-      static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last);
-  return Mix(shapes.hash() ^ Mix(range ^ key.base * 0x9e3779b97f4a7c15ULL) ^
-             (key.path + 13) * 0xc2b2ae3d27d4eb4fULL);
 }
 
 const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes,

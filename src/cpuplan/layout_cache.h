@@ -39,7 +39,7 @@ class SignedTensors {
 
 // The signed tensors' bytes and types, and a hash of them updated in O(1) per change. Both
 // live in one array (the bytes, then the types packed eight to a word): a copy for the cache
-// is one allocation and its comparison one memcmp.
+// is one allocation and its comparison one pass.
 class ShapeSignature {
  public:
   void Reset(const std::vector<CpuTensor>& tensors, const SignedTensors& signed_tensors);
@@ -52,7 +52,15 @@ class ShapeSignature {
   CpuAllocationType type(std::size_t entry) const {
     return static_cast<CpuAllocationType>(Types()[entry]);
   }
-  bool operator==(const ShapeSignature& other) const;
+  // The hashes, then every word (the unused type bytes stay 0). Inline, word by word: a cache
+  // hit's comparison of a few dozen words, where a call into the C library's memcmp fetched
+  // four more code lines than the loop takes (issue 32: after an inference each is a fetch).
+  bool operator==(const ShapeSignature& other) const {
+    if (hash_ != other.hash_ || size_ != other.size_) return false;
+    Bytes differ = 0;
+    for (std::size_t i = 0; i < words_.size(); ++i) differ |= words_[i] ^ other.words_[i];
+    return differ == 0;
+  }
 
  private:
   static std::uint64_t Term(std::size_t entry, Bytes bytes, std::uint8_t type);
@@ -132,6 +140,15 @@ inline std::uint64_t Mix(std::uint64_t value) {
   value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
   value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
   return value ^ (value >> 31);
+}
+
+// One mix of the range and one of everything: a lookup per call should cost little; the
+// entry's key and shapes are compared in full on a match.
+inline std::uint64_t LayoutCache::Hash(const LayoutKey& key, const ShapeSignature& shapes) {
+  const std::uint64_t range =
+      static_cast<std::uint64_t>(key.first) << 32 ^ static_cast<std::uint32_t>(key.last);
+  return Mix(shapes.hash() ^ Mix(range ^ key.base * 0x9e3779b97f4a7c15ULL) ^
+             (key.path + 13) * 0xc2b2ae3d27d4eb4fULL);
 }
 
 }  // namespace memplan::cpuplan

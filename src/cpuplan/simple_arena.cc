@@ -64,11 +64,6 @@ Placement SimpleArena::Allocate(Bytes size, std::int32_t first, std::int32_t las
   return placed;
 }
 
-void SimpleArena::ClearPlan() {
-  active_.clear();
-  high_water_ = 0;
-}
-
 void SimpleArena::DropEndedBefore(std::int32_t node) {
   std::erase_if(active_, [node](const Placement& p) { return p.last < node; });
 }
