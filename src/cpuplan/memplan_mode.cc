@@ -283,11 +283,6 @@ void CpuArenaPlanner::Impl::PlacePersistentOf(std::int32_t first, std::int32_t l
   PlacePersistent(persistent);
 }
 
-Step CpuArenaPlanner::Impl::RecordLast(std::int32_t first, std::int32_t last) const {
-  return last == kEndOfRun ? std::max<Step>(static_cast<Step>(graph_.nodes.size()), first)
-                           : Step{last};
-}
-
 std::vector<UsageRecord> CpuArenaPlanner::Impl::RecordsOf(
     const std::vector<Placement>& placement) const {
   std::vector<UsageRecord> records;

@@ -2,6 +2,7 @@
 // The planner's state, shared by both modes: the graph, the lifetimes and in-place shares
 // computed by PlanAllocations, the persistent arena, and the main arena, whose plan each
 // mode makes its own way (tflite_mode.cc, memplan_mode.cc). docs/cpu-planner.md.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -246,7 +247,12 @@ class CpuArenaPlanner::Impl {
   Bytes BoundOf(const std::vector<cpuplan::Placement>& placement, Step* peak) const;
   // A lifetime's last node as a record's last step: kEndOfRun (alive to the end of the run)
   // becomes the graph's end, or the first node when that is later.
-  Step RecordLast(std::int32_t first, std::int32_t last) const;
+  // Inline: every pass over placements asks it, the bound's and the verification's.
+  Step RecordLast(std::int32_t first, std::int32_t last) const {
+    return last == cpuplan::kEndOfRun
+               ? std::max<Step>(static_cast<Step>(graph_.nodes.size()), first)
+               : Step{last};
+  }
   // Makes sure `layout` is no larger than TensorFlow Lite's plan after the same calls
   // (docs/cpu-planner.md, "Never above TensorFlow Lite"); sets layout.check.
   // `bound`: the lower bound of the layout's records when known (else ~0).
