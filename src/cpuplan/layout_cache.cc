@@ -12,10 +12,9 @@ void SignedTensors::Reset(const std::vector<CpuTensor>& tensors) {
     if (InArena(tensors[t].type)) Add(t);
 }
 
-std::int32_t SignedTensors::Add(std::size_t tensor) {
+void SignedTensors::Add(std::size_t tensor) {
   entry_[tensor] = static_cast<std::int32_t>(tensor_.size());
   tensor_.push_back(static_cast<std::int32_t>(tensor));
-  return entry_[tensor];
 }
 
 std::uint64_t ShapeSignature::Term(std::size_t entry, Bytes bytes, std::uint8_t type) {

@@ -24,8 +24,8 @@ class SignedTensors {
   void Reset(const std::vector<CpuTensor>& tensors);
   // The entry of `tensor`, or -1 where it never had an arena type.
   std::int32_t entry(std::size_t tensor) const { return entry_[tensor]; }
-  // Gives `tensor` (without an entry) the next one; returns it.
-  std::int32_t Add(std::size_t tensor);
+  // Gives `tensor` (without an entry) the next one.
+  void Add(std::size_t tensor);
   std::size_t size() const { return tensor_.size(); }
   std::size_t tensor(std::size_t entry) const { return static_cast<std::size_t>(tensor_[entry]); }
   static bool InArena(CpuAllocationType type) {

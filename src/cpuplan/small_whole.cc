@@ -155,7 +155,7 @@ class SmallCandidates {
  private:
   cpuplan::TfliteOrderKey Key(std::uint32_t slot) const {
     const Placement& p = placement_[slot];
-    return {p.first == 0 && p.last == cpuplan::kEndOfRun, p.size, p.first, tensor_of_slot_[slot]};
+    return cpuplan::TfliteOrderKeyOf(p.first, p.last, p.size, tensor_of_slot_[slot]);
   }
 
   std::vector<Placement>& placement_;

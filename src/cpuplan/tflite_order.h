@@ -20,6 +20,12 @@ struct TfliteOrderKey {
   std::int32_t index;
 };
 
+// The key of a tensor alive over nodes first..last (kEndOfRun: to the end of the run).
+inline TfliteOrderKey TfliteOrderKeyOf(std::int32_t first, std::int32_t last, Bytes bytes,
+                                       std::int32_t index) {
+  return {first == 0 && last == kEndOfRun, bytes, first, index};
+}
+
 inline bool TfliteOrderBefore(const TfliteOrderKey& a, const TfliteOrderKey& b) {
   if (a.whole_run != b.whole_run) return a.whole_run;
   if (a.whole_run) return a.index < b.index;
@@ -33,8 +39,7 @@ inline bool TfliteOrderBefore(std::int32_t a, std::int32_t b, const CpuGraph& gr
                               const std::vector<std::int32_t>& alloc,
                               const std::vector<std::int32_t>& dealloc) {
   const auto key = [&](std::int32_t t) {
-    return TfliteOrderKey{alloc[t] == 0 && dealloc[t] == kEndOfRun, graph.tensors[t].bytes,
-                          alloc[t], t};
+    return TfliteOrderKeyOf(alloc[t], dealloc[t], graph.tensors[t].bytes, t);
   };
   return TfliteOrderBefore(key(a), key(b));
 }
