@@ -281,6 +281,26 @@ TEST(CpuArenaPlanner, ASmallGraphsFirstPlanIsGreedyBySizesAtTheBound) {
   EXPECT_GT(at_bound, 0);
 }
 
+// A first plan says it is at the lower bound exactly when it is: the bound a small whole plan
+// finds over its placements (every node where a tensor arrives, node by node) is the bound of
+// its records, wherever the nodes of the tensor topping the plan do not show it.
+TEST(CpuArenaPlanner, ASmallGraphsFirstPlanKnowsWhetherItIsAtTheBound) {
+  int at_bound = 0, above = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CpuGraph g = RandomGraph(seed, 10 + static_cast<int>(seed % 40));
+    CpuArenaPlanner planner(g, Options(CpuPlannerMode::kMemplan));
+    planner.PlanAllocations();
+    PlanWhole(planner);
+    const auto [problem, offsets] = planner.MainArenaLayout();
+    const bool reached = planner.PlannedArenaBytes() == OffsetsLowerBound(problem);
+    EXPECT_EQ(planner.last_stats().tflite_check == CpuTfliteCheck::kAtBound, reached);
+    ++(reached ? at_bound : above);
+  }
+  EXPECT_GT(at_bound, 0);
+  EXPECT_GT(above, 0);
+}
+
 // A small graph planned whole after a reset takes one of the two candidates a plan from
 // nothing weighs, placed on its placements: TensorFlow Lite's plan (the offsets of a tflite_cpu
 // planner making the same calls) or greedy_by_size's (cpuplan::PlaceByScan's), never above

@@ -20,6 +20,7 @@
 #include "src/cpuplan/align.h"
 #include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/scan_fit.h"
+#include "src/cpuplan/small_bound.h"
 
 namespace memplan {
 namespace {
@@ -120,6 +121,10 @@ class SideBySide {
     tflite_->ExecuteAllocations(first, last_node);
     ++calls_since_reset_;
     if (first <= executed_to_ + 1) executed_to_ = std::max(executed_to_, last_node);
+    // A layout said to be at its bound is: no plan of its tensors is smaller.
+    if (ours_->last_stats().tflite_check == CpuTfliteCheck::kAtBound)
+      EXPECT_EQ(ours_->PlannedArenaBytes(), OffsetsLowerBound(ours_->MainArenaLayout().first))
+          << "the calls: " << History();
     Compare();
   }
   // Execute first..last in 1 to 4 pieces.
@@ -347,6 +352,49 @@ TEST(CpuPlannerTfliteBound, CoarseLowerBoundIsALowerBoundReachedAtItsPeak) {
     }
   }
   EXPECT_GT(settled, 30);
+}
+
+// A small range's bound over its placements (small_bound.h) is the bound of their records,
+// reached at the node it names, whatever the slots' order and hint: asked
+// exactly (Reaches one byte above it), just reached (Reaches it: settled at the first node
+// that shows it), and within a slack. Records over node order (as a range gathers them) take
+// the node-by-node walk, shuffled ones the pass per node.
+TEST(CpuPlannerTfliteBound, SmallBoundIsTheBoundOfThePlacements) {
+  std::mt19937_64 rng(23);
+  int hinted = 0;
+  for (int k = 0; k < 600; ++k) {
+    SCOPED_TRACE(k);
+    Problem p = RandomRecords(rng, k % 2 == 1, 65, 9);
+    if (p.records.empty()) continue;
+    if (k % 3 != 2)
+      std::stable_sort(
+          p.records.begin(), p.records.end(),
+          [](const UsageRecord& a, const UsageRecord& b) { return a.first < b.first; });
+    std::vector<cpuplan::Placement> placement;
+    cpuplan::SmallList slots;
+    for (const UsageRecord& r : p.records) {
+      slots.Add(static_cast<std::uint32_t>(placement.size()));
+      placement.push_back(
+          {0, r.size, static_cast<std::int32_t>(r.first), static_cast<std::int32_t>(r.last)});
+    }
+    const Bytes bound = cpuplan::SweepLowerBound(p.records, p.alignment);
+    // Half without a hint, half at a node of one record (a lower bound there, seldom the peak).
+    const Step hint = k % 4 < 2 ? -1 : p.records[rng() % p.records.size()].first;
+    hinted += hint >= 0;
+    cpuplan::SmallBound above(placement, slots, p.alignment, hint);
+    EXPECT_FALSE(above.Reaches(bound + 1));
+    EXPECT_EQ(above.exact(), bound);
+    EXPECT_TRUE(above.Reaches(bound));
+    cpuplan::SmallBound at(placement, slots, p.alignment, hint);
+    EXPECT_TRUE(at.Reaches(bound));
+    EXPECT_EQ(at.exact(), bound);
+    EXPECT_EQ(cpuplan::LiveBytesAt(p.records, p.alignment, at.peak()), bound);
+    const Bytes arena = bound + bound / 10 + 1;
+    cpuplan::SmallBound within(placement, slots, p.alignment, hint);
+    EXPECT_EQ(within.Within(arena, 1.1),
+              static_cast<double>(arena) <= static_cast<double>(bound) * 1.1);
+  }
+  EXPECT_GT(hinted, 100);
 }
 
 Problem RandomProblem(std::mt19937_64& rng, bool with_fixed) {

@@ -11,6 +11,7 @@
 
 #include "src/cpuplan/planner_impl.h"
 #include "src/cpuplan/scan_fit.h"
+#include "src/cpuplan/small_bound.h"
 #include "src/cpuplan/small_placement.h"
 #include "src/cpuplan/tflite_order.h"
 
@@ -18,102 +19,10 @@ namespace memplan {
 
 using cpuplan::FitRule;
 using cpuplan::Placement;
+using cpuplan::SmallBound;
 using cpuplan::SmallList;
 
 namespace {
-
-// The lower bound of a small range's placements, asked only as far as a decision needs:
-// first the bytes alive at the node where the layout before met its bound (one pass, a lower
-// bound; without such a node, at the first and last node of the tensor that tops the first
-// plan made, alive there with everything placed below it), then at every node where a tensor
-// arrives. The most bytes alive are at one of those, as a departure takes its aligned size off
-// and at most its padding back: that is the bound itself (cpuplan::SweepLowerBound's, reached
-// first at the same node).
-class SmallBound {
- public:
-  SmallBound(const std::vector<Placement>& placement, const SmallList& slots, Bytes alignment,
-             Step hint)
-      : placement_(placement), slots_(slots), alignment_(alignment), hint_(hint) {}
-
-  // Whether an arena of `arena` bytes is at the bound.
-  bool Reaches(Bytes arena) {
-    if (exact_ == cpuplan::kUnknownBound && hint_ >= 0 && arena <= AtHint()) {
-      exact_ = AtHint();
-      peak_ = hint_;
-    }
-    if (exact_ != cpuplan::kUnknownBound) return arena <= exact_;
-    return Scan([&](Bytes alive) { return alive >= arena; }, true);
-  }
-  // Whether it is within `slack` times the bound (a lower bound suffices where it says so).
-  bool Within(Bytes arena, double slack) {
-    const auto within = [&](Bytes bound) {
-      return static_cast<double>(arena) <= static_cast<double>(bound) * slack;
-    };
-    if (exact_ != cpuplan::kUnknownBound) return within(exact_);
-    return (hint_ >= 0 && within(AtHint())) || Scan(within, false);
-  }
-  // Without a node from the layout before, the first and the last node of the tensor a plan
-  // tops out with: a plan at the bound is usually at its bound at one of them.
-  void GuessIfNone(Step first, Step last) {
-    if (hint_ >= 0) return;
-    hint_ = first;
-    other_hint_ = last;
-  }
-  Bytes exact() const { return exact_; }  // kUnknownBound when never needed
-  Step peak() const { return peak_; }
-
- private:
-  Bytes AliveAt(Step node) const {
-    return cpuplan::AliveAmong(placement_, slots_.span(), alignment_, node);
-  }
-  // The bytes alive at the hint (or at the other one, where more: the hint becomes it).
-  Bytes AtHint() {
-    if (at_hint_ != cpuplan::kUnknownBound) return at_hint_;
-    at_hint_ = AliveAt(hint_);
-    if (other_hint_ >= 0 && other_hint_ != hint_) {
-      if (const Bytes other = AliveAt(other_hint_); other > at_hint_) {
-        at_hint_ = other;
-        hint_ = other_hint_;
-      }
-    }
-    return at_hint_;
-  }
-  // Asks every node where a tensor arrives until the bytes alive at one are `enough` (true);
-  // where none are, the most alive at any of them is the bound (kept, with the first node to
-  // reach it). `at_arena`: enough means as many as a plan's arena, which is then the bound.
-  template <typename Enough>
-  bool Scan(Enough enough, bool at_arena) {
-    Bytes most = 0;
-    Step at = -1;
-    for (const std::uint32_t s : slots_) {
-      const Step node = placement_[s].first;
-      const Bytes alive = AliveAt(node);
-      if (enough(alive)) {
-        if (at_arena) {
-          exact_ = alive;
-          peak_ = node;
-        }
-        return true;
-      }
-      if (alive > most || (alive == most && node < at)) {
-        most = alive;
-        at = node;
-      }
-    }
-    exact_ = most;
-    peak_ = at;
-    return false;
-  }
-
-  const std::vector<Placement>& placement_;
-  const SmallList& slots_;
-  Bytes alignment_;
-  Step hint_;
-  Step other_hint_ = -1;
-  Bytes at_hint_ = cpuplan::kUnknownBound;
-  Bytes exact_ = cpuplan::kUnknownBound;
-  Step peak_ = -1;
-};
 
 // The two candidates of a small whole plan, placed in turn into the same placements (each
 // tensor's size and lifetime set, `slots` the range's): each order made when its plan is, the
