@@ -263,7 +263,7 @@ cpuplan::LocalShared<const Layout> CpuArenaPlanner::Impl::PlanAndCache(
   shadow_.Executed(key.first, key.last, logged_shapes_, false);
   // Once per node since PlanAllocations (TensorFlow Lite assigns them at every call: the
   // same lifetimes, read from every node's list, cold after a cache hit).
-  if (key.first < temporaries_first_ || key.last > temporaries_last_) {
+  if (key.first < temporaries_first_ || key.last > temporaries_last_) [[unlikely]] {
     AssignTemporaries(key.first, key.last);
     const bool joins = key.first <= temporaries_last_ + 1 && temporaries_first_ <= key.last + 1;
     temporaries_first_ = joins ? std::min(key.first, temporaries_first_) : key.first;
@@ -326,7 +326,7 @@ cpuplan::RangeToPlan& CpuArenaPlanner::Impl::GatherRange(std::int32_t first, std
     const CpuTensor& tensor = graph_.tensors[t];
     if (share_root_[t] >= 0 && !SharesNowConst(t) &&
         ((tensor.type == CpuAllocationType::kArenaRw && tensor.bytes > 0) ||
-         tensor.type == CpuAllocationType::kArenaRwPersistent))
+         tensor.type == CpuAllocationType::kArenaRwPersistent)) [[unlikely]]
       shadow_.Dropped(static_cast<std::size_t>(t));
     if (!OwnsMemory(t)) continue;
     range.tensors.push_back(t);
@@ -647,7 +647,7 @@ bool CpuArenaPlanner::Impl::RepairAtBound(cpuplan::Replan& out, const cpuplan::L
 // whole plan directly (kSmallRange).
 cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range) {
   cpuplan::Replan missed;  // bound and peak only
-  if (!layout_) {
+  if (!layout_) [[likely]] {
     // The candidates after a reset share one buffer for their placements.
     cpuplan::Replan candidate;
     // The first call after a reset, every tensor from its first node on without a place: a
@@ -661,7 +661,8 @@ cpuplan::Replan CpuArenaPlanner::Impl::ChooseReplan(cpuplan::RangeToPlan& range)
       cpuplan::ClearKeepingRoom(candidate);
       if (RepairSmall(range, candidate)) return candidate;
       cpuplan::ClearKeepingRoom(candidate);
-      if (PlanSmallWhole(range, candidate)) return candidate;
+      if (PlanSmallWhole(range, candidate)) [[likely]]
+        return candidate;
       range.start.assign(Slots(), Placement{});
       range.start_taken = true;
       return PlanFrom(range, range.first_node, true);
@@ -694,7 +695,7 @@ cpuplan::LocalShared<const Layout> CpuArenaPlanner::Impl::PlanLayout(
   cpuplan::RangeToPlan& range = GatherRange(first, last);
   bool tflite_was_candidate = false;
   Bytes layout_bound = cpuplan::kUnknownBound;
-  if (range.reach != cpuplan::kNoNode) {
+  if (range.reach != cpuplan::kNoNode) [[likely]] {
     cpuplan::Replan chosen = ChooseReplan(range);
     layout_bound = chosen.bound;
     layout->peak_step = chosen.peak;
