@@ -21,6 +21,7 @@
 #include "src/cpuplan/layout_bound.h"
 #include "src/cpuplan/scan_fit.h"
 #include "src/cpuplan/small_bound.h"
+#include "src/cpuplan/tflite_order.h"
 
 namespace memplan {
 namespace {
@@ -395,6 +396,26 @@ TEST(CpuPlannerTfliteBound, SmallBoundIsTheBoundOfThePlacements) {
               static_cast<double>(arena) <= static_cast<double>(bound) * 1.1);
   }
   EXPECT_GT(hinted, 100);
+}
+
+// The rank a small range sorts by (two words) puts keys in TensorFlow Lite's order: whole-run
+// tensors first by index, then larger first, earlier first node, lower index - ties on each
+// field drawn often, bytes up to the rank's limit.
+TEST(CpuPlannerTfliteOrder, TheRankComparesAsTheOrder) {
+  std::mt19937_64 rng(29);
+  const auto draw = [&] {
+    const bool whole = rng() % 4 == 0;
+    const Bytes bytes = rng() % 3 == 0 ? (Bytes{1} << 62) - 1 - rng() % 3 : 64 * (rng() % 4);
+    const auto first = static_cast<std::int32_t>(whole ? 0 : rng() % 3);
+    const auto index = static_cast<std::int32_t>(rng() % 6);
+    return cpuplan::TfliteOrderKeyOf(first, whole ? cpuplan::kEndOfRun : first + 2, bytes, index);
+  };
+  for (int k = 0; k < 20000; ++k) {
+    const cpuplan::TfliteOrderKey a = draw(), b = draw();
+    EXPECT_EQ(cpuplan::TfliteRankBefore(cpuplan::TfliteRankOf(a), cpuplan::TfliteRankOf(b)),
+              cpuplan::TfliteOrderBefore(a, b))
+        << k;
+  }
 }
 
 Problem RandomProblem(std::mt19937_64& rng, bool with_fixed) {

@@ -34,6 +34,25 @@ inline bool TfliteOrderBefore(const TfliteOrderKey& a, const TfliteOrderKey& b) 
   return a.index < b.index;
 }
 
+// The same order as two words compared in turn, for keys whose bytes are below 2^62 (a small
+// range's are: SmallRoom) and whose first node and index are not negative: sorting a small
+// range by them is two compares a step where the key's rules branch field by field.
+struct TfliteRank {
+  std::uint64_t high;  // whole-run tensors: the index; the others: 2^63 + (2^62 - 1 - bytes)
+  std::uint64_t low;   // the others: first node, then index (32 bits each)
+};
+
+inline TfliteRank TfliteRankOf(const TfliteOrderKey& key) {
+  if (key.whole_run) return {static_cast<std::uint64_t>(key.index), 0};
+  return {(std::uint64_t{1} << 63) | ((std::uint64_t{1} << 62) - 1 - key.bytes),
+          static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.first)) << 32 |
+              static_cast<std::uint32_t>(key.index)};
+}
+
+inline bool TfliteRankBefore(const TfliteRank& a, const TfliteRank& b) {
+  return a.high != b.high ? a.high < b.high : a.low < b.low;
+}
+
 // Whether tensor a goes before tensor b.
 inline bool TfliteOrderBefore(std::int32_t a, std::int32_t b, const CpuGraph& graph,
                               const std::vector<std::int32_t>& alloc,
