@@ -73,20 +73,44 @@ enum class FitRule {
                  // unaligned end before it, a perfect fit ends the walk
 };
 
+// A placed tensor as the fits walk it: its bytes and nodes side by side, in offset order on
+// the stack (the walk reads them in a row, not through slots into the layout's placements).
+struct PlacedSpan {
+  Bytes offset;
+  Bytes end;  // offset + size
+  std::int32_t first;
+  std::int32_t last;
+};
+
+// The placed tensors in offset order, equal offsets in the order they came.
+class PlacedSpans {
+ public:
+  void Insert(const Placement& p) {
+    const PlacedSpan span{p.offset, p.offset + p.size, p.first, p.last};
+    std::size_t i = size_++;
+    for (; i > 0 && span.offset < at_[i - 1].offset; --i) at_[i] = at_[i - 1];
+    at_[i] = span;
+  }
+  const PlacedSpan* begin() const { return at_.data(); }
+  const PlacedSpan* end() const { return at_.data() + size_; }
+
+ private:
+  std::array<PlacedSpan, kSmallRange> at_;
+  std::size_t size_ = 0;
+};
+
 template <FitRule kRule>
-Bytes FitAmong(const Placement& p, const SmallList& placed, const std::vector<Placement>& placement,
-               Bytes alignment) {
+Bytes FitAmong(const Placement& p, const PlacedSpans& placed, Bytes alignment) {
   Bytes best = kNoOffset, best_gap = kNoOffset, cursor = 0;
-  for (const std::uint32_t j : placed) {
-    const Placement& other = placement[j];
-    if (!AliveTogether(p, other)) continue;
+  for (const PlacedSpan& other : placed) {
+    if (p.first > other.last || other.first > p.last) continue;  // never alive together
     if constexpr (kRule == FitRule::kTflite) {
       const Bytes start = AlignUpFast(cursor, alignment);
       if (start + p.size <= other.offset && other.offset - start < best_gap) {
         best = start;
         best_gap = other.offset - cursor;
       }
-      cursor = std::max(cursor, other.offset + other.size);
+      cursor = std::max(cursor, other.end);
       if (best_gap == 0) break;
     } else {
       if (other.offset >= cursor && other.offset - cursor >= p.size &&
@@ -94,7 +118,7 @@ Bytes FitAmong(const Placement& p, const SmallList& placed, const std::vector<Pl
         best_gap = other.offset - cursor;
         best = cursor;
       }
-      cursor = std::max(cursor, AlignUpFast(other.offset + other.size, alignment));
+      cursor = std::max(cursor, AlignUpFast(other.end, alignment));
     }
   }
   return best != kNoOffset ? best : AlignUpFast(cursor, alignment);
@@ -111,18 +135,15 @@ Bytes PlaceInGaps(std::vector<Placement>& placement, std::span<const std::uint32
     lo = std::min(lo, placement[slot].first);
     hi = std::max(hi, placement[slot].last);
   }
-  const auto by_offset = [&](std::uint32_t a, std::uint32_t b) {
-    return placement[a].offset < placement[b].offset;
-  };
-  SmallList placed;  // in offset order, equal offsets in the order they came
+  PlacedSpans placed;
   for (const std::uint32_t slot : held)
-    if (placement[slot].first <= hi && lo <= placement[slot].last) placed.Insert(slot, by_offset);
+    if (placement[slot].first <= hi && lo <= placement[slot].last) placed.Insert(placement[slot]);
   Bytes high = 0;
   for (const std::uint32_t slot : to_place) {
     Placement& p = placement[slot];
-    p.offset = FitAmong<kRule>(p, placed, placement, alignment);
+    p.offset = FitAmong<kRule>(p, placed, alignment);
     high = std::max(high, p.offset + p.size);
-    placed.Insert(slot, by_offset);
+    placed.Insert(p);
   }
   return high;
 }
