@@ -18,6 +18,7 @@ using cpuplan::Placement;
 CpuArenaPlanner::Impl::Impl(CpuGraph graph, CpuPlannerOptions options)
     : graph_(std::move(graph)),
       options_(std::move(options)),
+      memplan_mode_(options_.mode == CpuPlannerMode::kMemplan),
       main_(false, options_.tensor_alignment, options_.on_buffer_event),
       persistent_(true, options_.tensor_alignment, options_.on_buffer_event),
       cache_(options_.mode == CpuPlannerMode::kMemplan ? options_.cache_capacity : 0),
@@ -147,7 +148,7 @@ void CpuArenaPlanner::Impl::ExecuteAllocations(std::int32_t first, std::int32_t 
     throw UsageError(fmt::format(
         "ExecuteAllocations: the graph shrank to {} tensors; call PlanAllocations first",
         graph_.tensors.size()));
-  if (options_.mode == CpuPlannerMode::kTfliteCpu)
+  if (!memplan_mode_)
     ExecuteTflite(first, last);
   else
     ExecuteMemplan(first, last);
@@ -158,12 +159,12 @@ void CpuArenaPlanner::Impl::ResetAllocations() {
   persistent_.ClearPlan();
   // kMemplan keeps only persistent tensors in placement_ (the main arena is in layout_):
   // with none, a reset is O(1), so returning to a cached shape stays a lookup.
-  if (options_.mode == CpuPlannerMode::kTfliteCpu || persistent_tensors_ > 0)
+  if (!memplan_mode_ || persistent_tensors_ > 0)
     std::fill(placement_.begin(), placement_.end(), Placement{});
   last_active_node_ = kEndOfRun;
   if (layout_) hint_ = std::move(layout_);  // the layout becomes the hint (layout_ empties)
   layout_.reset();
-  if (options_.mode == CpuPlannerMode::kMemplan) shadow_.Reset();
+  if (memplan_mode_) shadow_.Reset();
   ++version_;
 }
 

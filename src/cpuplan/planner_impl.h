@@ -58,6 +58,31 @@ class CpuArenaPlanner::Impl {
 
   CpuGraph graph_;
   CpuPlannerOptions options_;
+  // What a cache hit's calls read and write, side by side after the options: the layouts,
+  // the versions, both arenas' marks, the signature, the cache, the stats and the log (issue
+  // 32: after an inference each line a hit touches is a fetch; spread over the state, a hit
+  // touched twelve of its lines).
+  // kMemplan only: the layout in use, the one before the last ResetAllocations (a hint),
+  // and the shapes the last logged call saw (memplan_mode.cc).
+  cpuplan::LocalShared<const cpuplan::Layout> layout_;
+  cpuplan::LocalShared<const cpuplan::Layout> hint_;
+  cpuplan::LocalShared<const cpuplan::ShapeSignature> logged_shapes_;
+  std::uint64_t version_ = 1;       // bumped by every change that can alter a plan
+  std::uint64_t done_version_ = 0;  // the version the last ExecuteAllocations planned
+  std::int32_t done_first_ = -1, done_last_ = -1;
+  std::int32_t last_active_node_ = cpuplan::kEndOfRun;  // kEndOfRun = undefined
+  const bool memplan_mode_;                             // options_.mode is kMemplan
+  bool has_non_persistent_memory_ = false;
+  bool tables_stale_ = false;  // the graph shrank: PlanAllocations must come next
+  std::size_t persistent_tensors_ = 0;
+  cpuplan::SimpleArena main_;
+  cpuplan::SimpleArena persistent_;
+  cpuplan::ShapeSignature signature_;
+  cpuplan::LayoutCache cache_;
+  CpuPlanStats stats_;
+  // kMemplan: the calls TensorFlow Lite's planner would have seen, replayed when needed.
+  cpuplan::TfliteShadow shadow_;
+  cpuplan::SignedTensors signed_tensors_;  // the tensors signature_ holds
   // Per tensor: lifetime (cpuplan::kEndOfRun = not assigned), the root whose buffer it
   // shares (-1 none), the placement (main or persistent arena) and the data pointer.
   std::vector<std::int32_t> alloc_node_;
@@ -82,28 +107,7 @@ class CpuArenaPlanner::Impl {
   // ReplaceGraph (a temporary's lifetime is its node's: assigning it again changes nothing).
   std::int32_t temporaries_first_ = 0, temporaries_last_ = -1;
   std::int32_t gathered_first_ = -1, gathered_last_ = -1;
-  cpuplan::SimpleArena main_;
-  cpuplan::SimpleArena persistent_;
-  std::int32_t last_active_node_ = cpuplan::kEndOfRun;  // kEndOfRun = undefined
-  bool has_non_persistent_memory_ = false;
-  bool tables_stale_ = false;  // the graph shrank: PlanAllocations must come next
-  CpuPlanStats stats_;
 
-  // kMemplan only: the layout in use, the one before the last ResetAllocations (a hint),
-  // the shape signature and the cache (memplan_mode.cc).
-  cpuplan::LocalShared<const cpuplan::Layout> layout_;
-  cpuplan::LocalShared<const cpuplan::Layout> hint_;
-  cpuplan::SignedTensors signed_tensors_;  // the tensors signature_ holds
-  cpuplan::ShapeSignature signature_;
-  cpuplan::LayoutCache cache_;
-  std::uint64_t version_ = 1;       // bumped by every change that can alter a plan
-  std::uint64_t done_version_ = 0;  // the version the last ExecuteAllocations planned
-  std::int32_t done_first_ = -1, done_last_ = -1;
-  std::size_t persistent_tensors_ = 0;
-  // kMemplan: the calls TensorFlow Lite's planner would have seen, replayed when needed,
-  // and the shapes the last logged call saw.
-  cpuplan::TfliteShadow shadow_;
-  cpuplan::LocalShared<const cpuplan::ShapeSignature> logged_shapes_;
   // tflite_cpu mode as a replay (TfliteShadow): plans, but allocates no buffers.
   bool plan_only_ = false;
   // kMemplan: whether `strategy` beat the cheap plans and came within replan_good_enough of

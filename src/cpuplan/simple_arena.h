@@ -86,15 +86,16 @@ class SimpleArena {
   // Commit's new buffer (always true).
   bool Grow(Bytes keep);
 
+  // What a cache hit's calls touch first, in one line (ClearPlan, SetHighWater, Commit).
+  std::vector<Placement> active_;  // sorted by offset
+  Bytes high_water_ = 0;
+  Bytes buffer_bytes_ = 0;
+  Bytes bytes_copied_ = 0;
+  std::byte* base_ = nullptr;  // memory_ aligned to 64 bytes
   bool persistent_;
   Bytes alignment_;
   std::function<void(const CpuBufferEvent&)> events_;
-  std::vector<Placement> active_;  // sorted by offset
-  Bytes high_water_ = 0;
   std::unique_ptr<std::byte[]> memory_;
-  std::byte* base_ = nullptr;  // memory_ aligned to 64 bytes
-  Bytes buffer_bytes_ = 0;
-  Bytes bytes_copied_ = 0;
 };
 
 }  // namespace memplan::cpuplan

@@ -65,15 +65,16 @@ class TfliteShadow {
   void ApplyTensor(std::size_t tensor, Bytes bytes, CpuAllocationType type);
   void ApplyShapes(const ShapeSignature& shapes, const SignedTensors& signed_tensors);
 
+  // What every call touches (Reset, Executed) first, side by side.
+  std::vector<Entry> log_;
+  std::uint64_t path_ = 0;
+  std::uint64_t epoch_ = 0, replay_epoch_ = 0;
   std::unique_ptr<CpuArenaPlanner::Impl> replay_;
   std::vector<CpuTensor> plan_tensors_;  // at the last PlanAllocations
-  std::vector<Entry> log_;
   std::vector<std::uint64_t> dropped_in_;  // per tensor: the epoch + 1 it was dropped in, or 0
   std::size_t drops_ = 0;
-  std::uint64_t path_ = 0;
   bool ready_ = false;  // PlanAllocations ran since the last ReplaceGraph
   std::uint64_t generation_ = 0, replay_generation_ = 0;
-  std::uint64_t epoch_ = 0, replay_epoch_ = 0;
   std::size_t applied_ = 0;  // log entries the replay planner has run
 };
 
