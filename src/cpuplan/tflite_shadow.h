@@ -70,7 +70,7 @@ class TfliteShadow {
   std::uint64_t path_ = 0;
   std::uint64_t epoch_ = 0, replay_epoch_ = 0;
   std::unique_ptr<CpuArenaPlanner::Impl> replay_;
-  std::vector<CpuTensor> plan_tensors_;  // at the last PlanAllocations
+  std::vector<CpuTensor> plan_tensors_;    // at the last PlanAllocations
   std::vector<std::uint64_t> dropped_in_;  // per tensor: the epoch + 1 it was dropped in, or 0
   std::size_t drops_ = 0;
   bool ready_ = false;  // PlanAllocations ran since the last ReplaceGraph
