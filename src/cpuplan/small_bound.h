@@ -106,50 +106,47 @@ class SmallBound {
     }
     // No node's exact bytes are below this at the node with the most padded bytes.
     const Bytes floor = most_padded > largest_pad ? most_padded - largest_pad : 0;
-    Bytes most = 0;
-    Step at = -1;
+    Most most;
     for (std::size_t k = 0; k < span; ++k) {
-      if (!enough(padded[k]) && (padded[k] < floor || padded[k] <= most)) continue;
+      if (!enough(padded[k]) && (padded[k] < floor || padded[k] <= most.bytes)) continue;
       const Step node = lo + static_cast<Step>(k);
-      const Bytes alive = AliveAt(node);
-      if (enough(alive)) {
-        if (at_arena) {
-          exact_ = alive;
-          peak_ = node;
-        }
-        return true;
-      }
-      if (alive > most) {  // later nodes come after `at`: a tie keeps the first
-        most = alive;
-        at = node;
-      }
+      if (Counted(AliveAt(node), node, enough, at_arena, most)) return true;
     }
-    exact_ = most;
-    peak_ = at;
-    return false;
+    return NoneEnough(most);
   }
   // The same answers for slots in any order: the bytes alive at each one's first node.
   template <typename Enough>
   bool ScanEach(Enough enough, bool at_arena) {
-    Bytes most = 0;
-    Step at = -1;
+    Most most;
     for (const std::uint32_t s : slots_) {
       const Step node = placement_[s].first;
-      const Bytes alive = AliveAt(node);
-      if (enough(alive)) {
-        if (at_arena) {
-          exact_ = alive;
-          peak_ = node;
-        }
-        return true;
-      }
-      if (alive > most || (alive == most && node < at)) {
-        most = alive;
-        at = node;
-      }
+      if (Counted(AliveAt(node), node, enough, at_arena, most)) return true;
     }
-    exact_ = most;
-    peak_ = at;
+    return NoneEnough(most);
+  }
+  // The most bytes alive at a node a scan counted, and the first node with them.
+  struct Most {
+    Bytes bytes = 0;
+    Step node = -1;
+  };
+  // One node's count in a scan: true where it is enough (the bound, at `node`, when
+  // `at_arena`: enough means as many as a plan's arena), else kept if the most.
+  template <typename Enough>
+  bool Counted(Bytes alive, Step node, Enough& enough, bool at_arena, Most& most) {
+    if (enough(alive)) {
+      if (at_arena) {
+        exact_ = alive;
+        peak_ = node;
+      }
+      return true;
+    }
+    if (alive > most.bytes || (alive == most.bytes && node < most.node)) most = {alive, node};
+    return false;
+  }
+  // A scan where no node was enough: the most alive at any is the bound.
+  bool NoneEnough(const Most& most) {
+    exact_ = most.bytes;
+    peak_ = most.node;
     return false;
   }
 
