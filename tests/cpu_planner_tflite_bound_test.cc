@@ -357,8 +357,8 @@ TEST(CpuPlannerTfliteBound, CoarseLowerBoundIsALowerBoundReachedAtItsPeak) {
 
 // A small range's bound over its placements (small_bound.h) is the bound of their records,
 // reached at the node it names, whatever the slots' order and hint: asked
-// exactly (Reaches one byte above it), just reached (Reaches it: settled at the first node
-// that shows it), and within a slack. Records over node order (as a range gathers them) take
+// exactly (Reaches one byte above it), just reached (Reaches it: settled at a node that
+// shows it), and within a slack. Records over node order (as a range gathers them) take
 // the node-by-node walk, shuffled ones the pass per node.
 TEST(CpuPlannerTfliteBound, SmallBoundIsTheBoundOfThePlacements) {
   std::mt19937_64 rng(23);

@@ -21,7 +21,7 @@ CpuArenaPlanner::Impl::Impl(CpuGraph graph, CpuPlannerOptions options)
       memplan_mode_(options_.mode == CpuPlannerMode::kMemplan),
       main_(false, options_.tensor_alignment, options_.on_buffer_event),
       persistent_(true, options_.tensor_alignment, options_.on_buffer_event),
-      cache_(options_.mode == CpuPlannerMode::kMemplan ? options_.cache_capacity : 0),
+      cache_(memplan_mode_ ? options_.cache_capacity : 0),
       cheap_is_greedy_(options_.replan_strategy == "greedy_by_size") {
   GrowTables();
 }

@@ -27,9 +27,11 @@ struct Placement {
   std::int32_t last = -1;
 };
 
-// Whether two placements' tensors are alive at one node. A last node of kEndOfRun (alive to
-// the end of the run) is the largest of all: compared as it is.
-inline bool AliveTogether(const Placement& a, const Placement& b) {
+// Whether two placements' tensors are alive at one node (anything with a first and a last
+// node: a Placement, the small fits' PlacedSpan). A last node of kEndOfRun (alive to the end
+// of the run) is the largest of all: compared as it is.
+template <typename A, typename B>
+bool AliveTogether(const A& a, const B& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 

@@ -68,6 +68,7 @@ class SmallBound {
   // Asks every node where a tensor arrives until the bytes alive at one are `enough` (true);
   // where none are, the most alive at any of them is the bound (kept, with the first node to
   // reach it). `at_arena`: enough means as many as a plan's arena, which is then the bound.
+  //
   // Where the slots come in node order (a range's tensors usually do: gathered node by node,
   // each at the node that first touches it) over a few nodes, the padded bytes alive at every
   // node come from one difference array over them. The exact bytes (less the largest padding
@@ -82,6 +83,7 @@ class SmallBound {
   template <typename Enough>
   bool Scan(Enough enough, bool at_arena) {
     constexpr Step kSpan = 128;  // nodes; wider ranges take the pass per node
+    if (slots_.size == 0) return ScanEach(enough, at_arena);
     const Step lo = placement_[slots_.at[0]].first;
     const Step hi = placement_[slots_.at[slots_.size - 1]].first;  // the last arrival
     if (hi < lo || hi - lo >= kSpan) return ScanEach(enough, at_arena);

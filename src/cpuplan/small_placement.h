@@ -103,7 +103,7 @@ template <FitRule kRule>
 Bytes FitAmong(const Placement& p, const PlacedSpans& placed, Bytes alignment) {
   Bytes best = kNoOffset, best_gap = kNoOffset, cursor = 0;
   for (const PlacedSpan& other : placed) {
-    if (p.first > other.last || other.first > p.last) continue;  // never alive together
+    if (!AliveTogether(p, other)) continue;
     if constexpr (kRule == FitRule::kTflite) {
       const Bytes start = AlignUpFast(cursor, alignment);
       if (start + p.size <= other.offset && other.offset - start < best_gap) {

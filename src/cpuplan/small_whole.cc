@@ -48,18 +48,17 @@ class SmallCandidates {
   // TensorFlow Lite's plan (its order, SimpleMemoryArena's fit); returns its arena.
   Bytes Tflite() {
     if (in_tflite_order_.size == 0) {
-      // Each slot's rank made once (the insertion compares each a dozen times), kept beside
-      // its slot while they are inserted.
-      std::array<std::pair<cpuplan::TfliteRank, std::uint32_t>, cpuplan::kSmallRange> ranked;
-      std::size_t n = 0;
-      for (const std::uint32_t slot : slots_) {
-        const auto entry = std::make_pair(cpuplan::TfliteRankOf(Key(slot)), slot);
-        std::size_t i = n++;
-        for (; i > 0 && cpuplan::TfliteRankBefore(entry.first, ranked[i - 1].first); --i)
-          ranked[i] = ranked[i - 1];
-        ranked[i] = entry;
+      // Each slot's rank made once (the insertion compares each a dozen times); the
+      // positions in `slots_` are sorted by it, then their slots taken in that order.
+      std::array<cpuplan::TfliteRank, cpuplan::kSmallRange> rank;
+      SmallList by_rank;
+      for (std::uint32_t i = 0; i < slots_.size; ++i) {
+        rank[i] = cpuplan::TfliteRankOf(Key(slots_.at[i]));
+        by_rank.Insert(i, [&](std::uint32_t a, std::uint32_t b) {
+          return cpuplan::TfliteRankBefore(rank[a], rank[b]);
+        });
       }
-      for (std::size_t i = 0; i < n; ++i) in_tflite_order_.Add(ranked[i].second);
+      for (const std::uint32_t i : by_rank) in_tflite_order_.Add(slots_.at[i]);
     }
     return cpuplan::PlaceInGaps<FitRule::kTflite>(placement_, {}, in_tflite_order_, alignment_);
   }
