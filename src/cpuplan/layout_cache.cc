@@ -23,8 +23,16 @@ std::uint64_t ShapeSignature::Term(std::size_t entry, Bytes bytes, std::uint8_t 
 
 void ShapeSignature::Clear(std::size_t size) {
   size_ = size;
-  words_.assign(size_ + (size_ + 7) / 8, 0);
+  const std::size_t words = size_ + (size_ + 3) / 4;
+  words_.assign(words + words % 2, 0);
+  high_.clear();
   hash_ = 0;
+}
+
+bool ShapeSignature::HighsEqual(const ShapeSignature& other) const {
+  for (std::size_t e = 0; e < size_; ++e)
+    if (bytes(e) >> 32 != other.bytes(e) >> 32) return false;
+  return true;
 }
 
 void ShapeSignature::Reset(const std::vector<CpuTensor>& tensors,
@@ -39,8 +47,11 @@ void ShapeSignature::Reset(const std::vector<CpuTensor>& tensors,
 void ShapeSignature::Set(std::size_t entry, Bytes bytes, CpuAllocationType type) {
   const auto code = static_cast<std::uint8_t>(type);
   std::uint8_t* types = Types();
-  hash_ -= Term(entry, words_[entry], types[entry]);
-  words_[entry] = bytes;
+  hash_ -= Term(entry, this->bytes(entry), types[entry]);
+  words_[entry] = static_cast<Word>(bytes);
+  const auto high = static_cast<Word>(bytes >> 32);
+  if (high != 0 && high_.empty()) high_.assign(size_, 0);
+  if (!high_.empty()) high_[entry] = high;
   types[entry] = code;
   hash_ += Term(entry, bytes, code);
 }
@@ -69,30 +80,17 @@ void LayoutCache::Clear() {
   next_ = 0;
 }
 
-const CachedLayout* LayoutCache::Find(const LayoutKey& key, const ShapeSignature& shapes,
-                                      std::uint64_t& hash) const {
-  hash = Hash(key, shapes);
-  for (std::size_t i = 0; i < hashes_.size(); ++i) {
-    if (hashes_[i] != hash) continue;
-    const Entry& e = entries_[i];
-    if (e.key.first == key.first && e.key.last == key.last && e.key.base == key.base &&
-        e.key.path == key.path && *e.value.shapes == shapes)
-      return &e.value;
-  }
-  return nullptr;
-}
-
 void LayoutCache::Insert(std::uint64_t hash, const LayoutKey& key,
                          LocalShared<const ShapeSignature> shapes,
                          LocalShared<const Layout> layout) {
   if (capacity_ == 0) return;
   Entry entry{key, {std::move(layout), std::move(shapes)}};
   if (entries_.size() < capacity_) {
-    hashes_.push_back(hash);
+    hashes_.push_back(static_cast<std::uint32_t>(hash));
     entries_.push_back(std::move(entry));
     return;
   }
-  hashes_[next_] = hash;
+  hashes_[next_] = static_cast<std::uint32_t>(hash);
   entries_[next_] = std::move(entry);
   next_ = (next_ + 1) % capacity_;
 }
