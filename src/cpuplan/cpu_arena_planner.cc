@@ -18,10 +18,10 @@ using cpuplan::Placement;
 CpuArenaPlanner::Impl::Impl(CpuGraph graph, CpuPlannerOptions options)
     : graph_(std::move(graph)),
       options_(std::move(options)),
+      cache_(options_.mode == CpuPlannerMode::kMemplan ? options_.cache_capacity : 0),
       memplan_mode_(options_.mode == CpuPlannerMode::kMemplan),
       main_(false, options_.tensor_alignment, options_.on_buffer_event),
       persistent_(true, options_.tensor_alignment, options_.on_buffer_event),
-      cache_(memplan_mode_ ? options_.cache_capacity : 0),
       cheap_is_greedy_(options_.replan_strategy == "greedy_by_size") {
   GrowTables();
 }
@@ -115,6 +115,7 @@ void CpuArenaPlanner::Impl::PlacePersistent(const std::vector<std::int32_t>& sor
     if (graph_.tensors[t].type != CpuAllocationType::kArenaRwPersistent) continue;
     if (SharesNow(t) || placement_[t].size != 0) continue;
     placement_[t] = persistent_.Allocate(graph_.tensors[t].bytes, alloc_node_[t], kEndOfRun, t);
+    persistent_used_ = true;
   }
 }
 
@@ -142,12 +143,16 @@ void CpuArenaPlanner::Impl::ResolveAll() {
     if (share_root_[t] >= 0) Resolve(t);
 }
 
+void CpuArenaPlanner::Impl::ThrowTablesStale() const {
+  throw UsageError(
+      fmt::format("ExecuteAllocations: the graph shrank to {} tensors; call PlanAllocations first",
+                  graph_.tensors.size()));
+}
+
 void CpuArenaPlanner::Impl::ExecuteAllocations(std::int32_t first, std::int32_t last) {
   stats_ = CpuPlanStats{};
-  if (tables_stale_)
-    throw UsageError(fmt::format(
-        "ExecuteAllocations: the graph shrank to {} tensors; call PlanAllocations first",
-        graph_.tensors.size()));
+  if (tables_stale_) [[unlikely]]
+    ThrowTablesStale();
   if (!memplan_mode_)
     ExecuteTflite(first, last);
   else
@@ -155,15 +160,28 @@ void CpuArenaPlanner::Impl::ExecuteAllocations(std::int32_t first, std::int32_t 
 }
 
 void CpuArenaPlanner::Impl::ResetAllocations() {
+  // The memplan mode's reset without persistent tensors (a returning shape's, before its cache
+  // hit) in a few lines of code; the others out of line.
+  if (!memplan_mode_ || persistent_used_ || persistent_tensors_ > 0) [[unlikely]] {
+    ResetAllocationsOther();
+    return;
+  }
   main_.ClearPlan();
-  persistent_.ClearPlan();
+  last_active_node_ = kEndOfRun;
+  if (layout_) hint_ = std::move(layout_);  // the layout becomes the hint (layout_ empties)
+  shadow_.Reset();
+  ++version_;
+}
+
+void CpuArenaPlanner::Impl::ResetAllocationsOther() {
+  main_.ClearPlan();
+  if (!memplan_mode_ || persistent_used_) persistent_.ClearPlan();
   // kMemplan keeps only persistent tensors in placement_ (the main arena is in layout_):
   // with none, a reset is O(1), so returning to a cached shape stays a lookup.
   if (!memplan_mode_ || persistent_tensors_ > 0)
     std::fill(placement_.begin(), placement_.end(), Placement{});
   last_active_node_ = kEndOfRun;
   if (layout_) hint_ = std::move(layout_);  // the layout becomes the hint (layout_ empties)
-  layout_.reset();
   if (memplan_mode_) shadow_.Reset();
   ++version_;
 }

@@ -204,20 +204,45 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
 // a miss, persistent tensors, a growth of the buffer - is marked unlikely, so the compiler
 // places it apart, and costs its own call what one more line costs.
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
+  // The call a returning shape makes after a reset, a cache hit, in as few lines of code as
+  // it takes (issue 32: after an inference each line is a fetch from memory); every other
+  // call, a miss among them, out of line. With no layout in use the key has no base, no call
+  // is unchanged and no tensor held data.
+  if (!layout_ && persistent_tensors_ == 0) [[likely]] {
+    const cpuplan::LayoutKey key{first, last, 0, shadow_.path()};
+    std::uint64_t key_hash = 0;
+    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) [[likely]] {
+      // The same range was planned since PlanAllocations: its temporaries have lifetimes.
+      layout_ = cached->layout;
+      logged_shapes_ = cached->shapes;
+      shadow_.Executed(first, last, logged_shapes_, false);
+      stats_.cache_hit = true;
+      Commit(first, last, false, nullptr);
+      return;
+    }
+    ExecuteMemplanOther(first, last, &key_hash);
+    return;
+  }
+  ExecuteMemplanOther(first, last, nullptr);
+}
+
+void CpuArenaPlanner::Impl::ExecuteMemplanOther(std::int32_t first, std::int32_t last,
+                                                const std::uint64_t* missed_hash) {
   const bool unchanged =
       layout_ && version_ == done_version_ && first == done_first_ && last == done_last_;
   // The layout in use before a new one replaces it (moved, not copied: no cost when unchanged):
   // its tensors hold data, which a growth of the buffer keeps where their offsets stay.
   cpuplan::LocalShared<const Layout> before;
-  if (unchanged) [[unlikely]] {
+  if (unchanged) {
     stats_.unchanged = true;
     shadow_.Executed(first, last, logged_shapes_, true);
   } else {
     const cpuplan::LayoutKey key{first, last, first == 0 || !layout_ ? 0 : layout_->id,
                                  shadow_.path()};
-    std::uint64_t key_hash = 0;
-    if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) [[likely]] {
-      // The same range was planned since PlanAllocations: its temporaries have lifetimes.
+    std::uint64_t key_hash = missed_hash ? *missed_hash : 0;
+    const cpuplan::CachedLayout* cached =
+        missed_hash ? nullptr : cache_.Find(key, signature_, key_hash);
+    if (cached) {
       before = std::exchange(layout_, cached->layout);
       logged_shapes_ = cached->shapes;
       shadow_.Executed(first, last, logged_shapes_, false);
@@ -225,8 +250,14 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     } else {
       before = std::exchange(layout_, PlanAndCache(key, key_hash));
     }
-    if (persistent_tensors_ > 0) [[unlikely]]
-      PlacePersistentOf(first, last);
+    if (persistent_tensors_ > 0) PlacePersistentOf(first, last);
+  }
+  Commit(first, last, unchanged, unchanged ? layout_.get() : before.get());
+}
+
+inline void CpuArenaPlanner::Impl::Commit(std::int32_t first, std::int32_t last, bool unchanged,
+                                          const Layout* before) {
+  if (!unchanged) {
     main_.SetHighWater(layout_->high_water);
     done_version_ = version_;
     done_first_ = first;
@@ -235,10 +266,10 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
   }
   // A growth keeps only what must survive, the persistent arena all of it (variables).
   if (main_.WillGrow()) [[unlikely]]
-    GrowMain(unchanged ? layout_.get() : before.get());
+    GrowMain(before);
   else
     main_.Commit(0);
-  persistent_.Commit(cpuplan::kKeepAll);
+  if (persistent_used_) persistent_.Commit(cpuplan::kKeepAll);
   stats_.buffer_bytes_copied = main_.bytes_copied();
   has_non_persistent_memory_ = true;
   stats_.planned_bytes = layout_->high_water;

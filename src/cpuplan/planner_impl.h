@@ -28,6 +28,10 @@ class CpuArenaPlanner::Impl {
   void PlanAllocations();
   void ExecuteAllocations(std::int32_t first, std::int32_t last);
   void ResetAllocations();
+  // ResetAllocations but in the memplan mode without persistent tensors.
+  [[gnu::noinline]] void ResetAllocationsOther();
+  // The UsageError of ExecuteAllocations after the graph shrank (out of line: never taken).
+  [[noreturn, gnu::noinline, gnu::cold]] void ThrowTablesStale() const;
   void ResetAllocationsAfter(std::int32_t node);
   void ReleaseNonPersistentMemory();
   void AcquireNonPersistentMemory();
@@ -58,30 +62,34 @@ class CpuArenaPlanner::Impl {
 
   CpuGraph graph_;
   CpuPlannerOptions options_;
-  // What a cache hit's calls read and write, side by side after the options: the layouts,
-  // the versions, both arenas' marks, the signature, the cache, the stats and the log (issue
-  // 32: after an inference each line a hit touches is a fetch; spread over the state, a hit
-  // touched twelve of its lines).
+  // What a cache hit's calls read and write, in six cache lines after the options, each
+  // group sized to its line (issue 32: after an inference each line a hit touches is a fetch;
+  // spread over the state, a hit touched twelve of them): the layouts and the versions; the
+  // signature; the cache; the stats and the range last done; the flags, the persistent count
+  // and the main arena's marks (the start of main_; its rest fills the line after); the log.
   // kMemplan only: the layout in use, the one before the last ResetAllocations (a hint),
   // and the shapes the last logged call saw (memplan_mode.cc).
-  cpuplan::LocalShared<const cpuplan::Layout> layout_;
+  alignas(64) cpuplan::LocalShared<const cpuplan::Layout> layout_;
   cpuplan::LocalShared<const cpuplan::Layout> hint_;
   cpuplan::LocalShared<const cpuplan::ShapeSignature> logged_shapes_;
   std::uint64_t version_ = 1;       // bumped by every change that can alter a plan
   std::uint64_t done_version_ = 0;  // the version the last ExecuteAllocations planned
+  cpuplan::ShapeSignature signature_;
+  cpuplan::LayoutCache cache_;
+  CpuPlanStats stats_;
   std::int32_t done_first_ = -1, done_last_ = -1;
   std::int32_t last_active_node_ = cpuplan::kEndOfRun;  // kEndOfRun = undefined
   const bool memplan_mode_;                             // options_.mode is kMemplan
   bool has_non_persistent_memory_ = false;
   bool tables_stale_ = false;  // the graph shrank: PlanAllocations must come next
+  // A persistent tensor was placed since construction: before, the persistent arena holds
+  // nothing and the memplan mode's calls leave it alone (a line fewer on a cache hit).
+  bool persistent_used_ = false;
   std::size_t persistent_tensors_ = 0;
   cpuplan::SimpleArena main_;
-  cpuplan::SimpleArena persistent_;
-  cpuplan::ShapeSignature signature_;
-  cpuplan::LayoutCache cache_;
-  CpuPlanStats stats_;
   // kMemplan: the calls TensorFlow Lite's planner would have seen, replayed when needed.
   cpuplan::TfliteShadow shadow_;
+  cpuplan::SimpleArena persistent_;
   cpuplan::SignedTensors signed_tensors_;  // the tensors signature_ holds
   // Per tensor: lifetime (cpuplan::kEndOfRun = not assigned), the root whose buffer it
   // shares (-1 none), the placement (main or persistent arena) and the data pointer.
@@ -147,6 +155,15 @@ class CpuArenaPlanner::Impl {
   void ResetAfterTflite(std::int32_t node);
   // memplan mode.
   void ExecuteMemplan(std::int32_t first, std::int32_t last);
+  // Every call but a cache hit after a reset: an unchanged call, a hit with a layout in use
+  // or persistent tensors, a miss (`missed_hash`: the key's hash, when the cache was asked).
+  [[gnu::noinline]] void ExecuteMemplanOther(std::int32_t first, std::int32_t last,
+                                             const std::uint64_t* missed_hash);
+  // A call's end: the main arena's mark and buffer for layout_ (`before`: the layout in use
+  // before it, whose data a growth keeps), the persistent arena's buffer, the stats.
+  // Inline: a cache hit's code, in the lines of its caller.
+  [[gnu::always_inline]] void Commit(std::int32_t first, std::int32_t last, bool unchanged,
+                                     const cpuplan::Layout* before);
   // A call the cache does not hold: the shapes logged, the temporaries' lifetimes, the layout
   // planned (PlanLayout) and cached; returns it.
   cpuplan::LocalShared<const cpuplan::Layout> PlanAndCache(const cpuplan::LayoutKey& key,

@@ -27,27 +27,6 @@ void TfliteShadow::Planned(const std::vector<CpuTensor>& tensors) {
   path_ = 0;
 }
 
-void TfliteShadow::Reset() {
-  log_.clear();
-  ++epoch_;
-  path_ = 0;
-}
-
-void TfliteShadow::Executed(std::int32_t first, std::int32_t last,
-                            LocalShared<const ShapeSignature> shapes, bool unchanged) {
-  if (unchanged && !log_.empty() && log_.back().execute && log_.back().first == first &&
-      log_.back().last == last) {
-    if (log_.back().repeated) return;  // a third identical call changes nothing
-    log_.push_back({true, first, last, std::move(shapes), true});
-  } else {
-    log_.push_back({true, first, last, std::move(shapes), false});
-  }
-  const Entry& e = log_.back();
-  path_ = Mix(path_ ^
-              Mix((static_cast<std::uint64_t>(first) << 32) ^ static_cast<std::uint32_t>(last)) ^
-              e.shapes->hash());
-}
-
 void TfliteShadow::ResetAfter(std::int32_t node) {
   log_.push_back({false, node, node, nullptr, false});
   path_ = Mix(path_ ^ Mix(static_cast<std::uint64_t>(node) + 0x77));

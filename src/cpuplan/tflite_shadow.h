@@ -29,11 +29,27 @@ class TfliteShadow {
   // them, as TensorFlow Lite's planner computed its own from the same graph.
   void Planned(const std::vector<CpuTensor>& tensors);
   // ResetAllocations: the log starts again (the replay planner resets when next used).
-  void Reset();
+  // Inline, as Executed: a cache hit makes both.
+  void Reset() {
+    log_.clear();
+    ++epoch_;
+    path_ = 0;
+  }
   // ExecuteAllocations(first, last) with these shapes. A call repeated with nothing changed
   // is logged at most twice: TensorFlow Lite's state stops changing after the second.
-  void Executed(std::int32_t first, std::int32_t last, LocalShared<const ShapeSignature> shapes,
-                bool unchanged);
+  // One mix per call for the path (issue 32: a cache hit's code, in its caller's lines).
+  [[gnu::always_inline]] void Executed(std::int32_t first, std::int32_t last,
+                                       const LocalShared<const ShapeSignature>& shapes,
+                                       bool unchanged) {
+    const bool repeat = unchanged && !log_.empty() && log_.back().execute &&
+                        log_.back().first == first && log_.back().last == last;
+    if (repeat && log_.back().repeated) [[unlikely]]
+      return;  // a third identical call changes nothing
+    log_.push_back({true, first, last, shapes, repeat});
+    const std::uint64_t range =
+        static_cast<std::uint64_t>(first) << 32 ^ static_cast<std::uint32_t>(last);
+    path_ = Mix(path_ * 0xc2b2ae3d27d4eb4fULL ^ range * 0xff51afd7ed558ccdULL ^ shapes->hash());
+  }
   void ResetAfter(std::int32_t node);
   // ReplaceGraph: the replay planner is rebuilt from the next graph.
   void Forget();
