@@ -198,16 +198,12 @@ bool CpuArenaPlanner::Impl::TflitePlacement(const Problem& problem,
   return true;
 }
 
-// A cache hit's lines come first and in a row: the call that follows a change of a cached
-// shape is one lookup, and after an inference each code line it touches is a fetch from
-// memory (issue 32: a hit's time there is the lines it touches). The rest - nothing changed,
-// a miss, persistent tensors, a growth of the buffer - is marked unlikely, so the compiler
-// places it apart, and costs its own call what one more line costs.
+// The call a returning shape makes after a reset, a cache hit, on a path of its own in as
+// few lines of code as it takes: after an inference each line it touches is a fetch from
+// memory (issue 32: a hit's time there is the lines it touches). Every other call - nothing
+// changed, a hit with a layout in use, persistent tensors, a miss - goes out of line. With no
+// layout in use the key has no base, no call is unchanged and no tensor holds data.
 void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last) {
-  // The call a returning shape makes after a reset, a cache hit, in as few lines of code as
-  // it takes (issue 32: after an inference each line is a fetch from memory); every other
-  // call, a miss among them, out of line. With no layout in use the key has no base, no call
-  // is unchanged and no tensor held data.
   if (!layout_ && persistent_tensors_ == 0) [[likely]] {
     const cpuplan::LayoutKey key{first, last, 0, shadow_.path()};
     std::uint64_t key_hash = 0;
