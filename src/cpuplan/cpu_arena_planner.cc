@@ -161,29 +161,22 @@ void CpuArenaPlanner::Impl::ExecuteAllocations(std::int32_t first, std::int32_t 
 
 void CpuArenaPlanner::Impl::ResetAllocations() {
   // The memplan mode's reset without persistent tensors (a returning shape's, before its cache
-  // hit) in a few lines of code; the others out of line.
-  if (!memplan_mode_ || persistent_used_ || persistent_tensors_ > 0) [[unlikely]] {
-    ResetAllocationsOther();
-    return;
-  }
+  // hit) in a few lines of code; the persistent arena and the placements out of line.
+  if (!memplan_mode_ || persistent_used_ || persistent_tensors_ > 0) [[unlikely]]
+    ResetPersistentAndPlacements();
   main_.ClearPlan();
   last_active_node_ = kEndOfRun;
   if (layout_) hint_ = std::move(layout_);  // the layout becomes the hint (layout_ empties)
-  shadow_.Reset();
+  if (memplan_mode_) shadow_.Reset();
   ++version_;
 }
 
-void CpuArenaPlanner::Impl::ResetAllocationsOther() {
-  main_.ClearPlan();
+void CpuArenaPlanner::Impl::ResetPersistentAndPlacements() {
   if (!memplan_mode_ || persistent_used_) persistent_.ClearPlan();
   // kMemplan keeps only persistent tensors in placement_ (the main arena is in layout_):
   // with none, a reset is O(1), so returning to a cached shape stays a lookup.
   if (!memplan_mode_ || persistent_tensors_ > 0)
     std::fill(placement_.begin(), placement_.end(), Placement{});
-  last_active_node_ = kEndOfRun;
-  if (layout_) hint_ = std::move(layout_);  // the layout becomes the hint (layout_ empties)
-  if (memplan_mode_) shadow_.Reset();
-  ++version_;
 }
 
 void CpuArenaPlanner::Impl::ResetAllocationsAfter(std::int32_t node) {

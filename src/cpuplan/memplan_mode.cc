@@ -209,6 +209,8 @@ void CpuArenaPlanner::Impl::ExecuteMemplan(std::int32_t first, std::int32_t last
     std::uint64_t key_hash = 0;
     if (const cpuplan::CachedLayout* cached = cache_.Find(key, signature_, key_hash)) [[likely]] {
       // The same range was planned since PlanAllocations: its temporaries have lifetimes.
+      // As ExecuteMemplanOther's hit, without a layout before to keep: a helper returning
+      // it cost this path two lines of a shared count's release code.
       layout_ = cached->layout;
       logged_shapes_ = cached->shapes;
       shadow_.Executed(first, last, logged_shapes_, false);

@@ -28,8 +28,9 @@ class CpuArenaPlanner::Impl {
   void PlanAllocations();
   void ExecuteAllocations(std::int32_t first, std::int32_t last);
   void ResetAllocations();
-  // ResetAllocations but in the memplan mode without persistent tensors.
-  [[gnu::noinline]] void ResetAllocationsOther();
+  // ResetAllocations' part for the tflite_cpu mode and persistent tensors: the persistent
+  // arena's plan and the placements forgotten.
+  [[gnu::noinline]] void ResetPersistentAndPlacements();
   // The UsageError of ExecuteAllocations after the graph shrank (out of line: never taken).
   [[noreturn, gnu::noinline, gnu::cold]] void ThrowTablesStale() const;
   void ResetAllocationsAfter(std::int32_t node);
